@@ -1,0 +1,80 @@
+#!/bin/bash
+# boot-guest.sh - boot one QEMU guest and keep its serial console log.
+#
+# Usage: harness/boot-guest.sh KERNEL INITRD CPUS ONLINE LOG TIMEOUT [ACCEL]
+#   CPUS    possible CPUs (QEMU maxcpus), 1..255
+#   ONLINE  CPUs online at boot: CPUS, or 1 for "-smp 1,maxcpus=CPUS"
+#   ACCEL   tcg (default) or kvm
+# Writes the console to LOG and "qemu_exit=.. timed_out=0|1 seconds=.."
+# to LOG.meta. A guest still running after TIMEOUT seconds is killed by
+# its own pid. The kernel command line carries no pid_max setting.
+# $QEMU overrides the emulator (the self-tests use fake ones).
+set -euo pipefail
+
+HARNESS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=harness/lib.sh
+. "$HARNESS/lib.sh"
+
+(($# == 6 || $# == 7)) ||
+	die "usage: ${0##*/} KERNEL INITRD CPUS ONLINE LOG TIMEOUT [ACCEL]"
+kernel=$1 initrd=$2 cpus=$3 online=$4 log=$5 timeout=$6 accel=${7:-tcg}
+qemu=${QEMU:-qemu-system-x86_64}
+
+[[ -r $kernel ]] || die "kernel $kernel is not readable"
+[[ -r $initrd ]] || die "initramfs $initrd is not readable"
+command -v "$qemu" >/dev/null ||
+	die "$qemu not found: apt-get install qemu-system-x86"
+if ((online == cpus)); then
+	smp=$cpus
+elif ((online == 1)); then
+	smp="1,maxcpus=$cpus"
+else
+	die "ONLINE must be 1 or CPUS ($cpus), not $online"
+fi
+case $accel in
+tcg) accel_opt=tcg ;;
+kvm) accel_opt=kvm ;;
+*) die "unknown accelerator '$accel'" ;;
+esac
+
+# lpj= skips delay-loop calibration and tsc=reliable the clocksource
+# watchdog: both cost seconds per CPU under TCG. panic=-1 turns a panic
+# into a reset, which -no-reboot turns into a QEMU exit.
+append="console=ttyS0 lpj=10000000 tsc=reliable panic=-1"
+
+rm -f "$log" "$log.meta"
+qpid=
+cleanup() {
+	[[ -n $qpid ]] && kill -KILL "$qpid" 2>/dev/null
+	exit 130
+}
+trap cleanup INT TERM HUP
+
+start=$(date +%s.%N)
+"$qemu" -machine pc -accel "$accel_opt" -m 512M -smp "$smp" \
+	-nodefaults -display none -no-reboot \
+	-serial "file:$log" \
+	-kernel "$kernel" -initrd "$initrd" -append "$append" \
+	</dev/null >"$log.qemu" 2>&1 &
+qpid=$!
+
+# The watchdog: poll the guest, kill it by its own pid at the timeout.
+timed_out=0
+deadline=$(($(date +%s) + timeout))
+while kill -0 "$qpid" 2>/dev/null; do
+	if (($(date +%s) >= deadline)); then
+		kill -KILL "$qpid" 2>/dev/null || true
+		timed_out=1
+		break
+	fi
+	sleep 0.1
+done
+rc=0
+# (braces: keep the shell's own "Killed" notice out of the output)
+{ wait "$qpid" || rc=$?; } 2>/dev/null
+qpid=
+end=$(date +%s.%N)
+touch "$log"
+seconds=$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.2f", e - s }')
+echo "qemu_exit=$rc timed_out=$timed_out seconds=$seconds" >"$log.meta.tmp"
+mv "$log.meta.tmp" "$log.meta"

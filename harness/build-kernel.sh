@@ -1,0 +1,120 @@
+#!/bin/bash
+# build-kernel.sh - unpack Debian's kernel tree, apply the series with
+# quilt, configure tinyconfig + harness/config fragments, build vmlinux.
+#
+# Usage: harness/build-kernel.sh BUILD_DIR TREE VARIANT
+#   TREE     6.1 or 6.12 (/usr/src/linux-source-TREE.tar.xz)
+#   VARIANT  full or small (harness/config/variant-VARIANT.config)
+# Prints the directory holding vmlinux and its .config. Each step runs
+# again only when its inputs (tarball, series, fragments) have changed;
+# the kernel's own make keeps the rebuild incremental.
+set -euo pipefail
+
+HARNESS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(dirname "$HARNESS")
+# shellcheck source=harness/lib.sh
+. "$HARNESS/lib.sh"
+
+(($# == 3)) || die "usage: ${0##*/} BUILD_DIR TREE VARIANT"
+build=$1 tree=$2 variant=$3
+case $tree in
+6.1 | 6.12) ;;
+*) die "unknown tree '$tree' (use 6.1 or 6.12)" ;;
+esac
+common="$HARNESS/config/pidmax.config"
+frag="$HARNESS/config/variant-$variant.config"
+[[ -r $frag ]] || die "unknown variant '$variant' (no $frag)"
+
+tarball=/usr/src/linux-source-$tree.tar.xz
+[[ -r $tarball ]] ||
+	die "$tarball is missing: apt-get install linux-source-$tree"
+
+mkdir -p "$build/logs"
+log="$build/logs/build-$tree-$variant.log"
+src="$build/src/linux-source-$tree"
+obj="$build/obj-$tree-$variant"
+out="$build/kernel-$tree-$variant"
+
+# run LOG_TAG CMD...: run a step with its output in the build log; on
+# failure show the log's tail and stop.
+run() {
+	local what=$1
+	shift
+	if ! "$@" >>"$log" 2>&1; then
+		tail -n 25 "$log" >&2
+		die "$what failed (full log: $log)"
+	fi
+}
+
+hash_of() {
+	cat "$@" | sha256sum | cut -d' ' -f1
+}
+
+# 1. The pristine tree, unpacked once per tarball.
+tar_id=$(stat -c '%s %Y' "$tarball")
+if [[ ! -d $src || $(cat "$src/.harness-tarball" 2>/dev/null) != "$tar_id" ]]; then
+	info "unpacking $tarball"
+	rm -rf "$src" "$src.tmp"
+	mkdir -p "$src.tmp"
+	tar -xf "$tarball" -C "$src.tmp" --strip-components=1 ||
+		die "could not unpack $tarball (disk full?)"
+	echo "$tar_id" >"$src.tmp/.harness-tarball"
+	mv "$src.tmp" "$src"
+fi
+
+# 2. The series, pushed with quilt and no fuzz. A changed series is
+#    popped and pushed again, which touches only the patched files.
+mapfile -t patches < <(grep -v -E '^[[:space:]]*(#|$)' "$REPO/series")
+((${#patches[@]} > 0)) || die "$REPO/series lists no patches"
+series_files=("$REPO/series")
+for p in "${patches[@]}"; do
+	[[ -r $REPO/$p ]] || die "series names $p, which does not exist"
+	series_files+=("$REPO/$p")
+done
+series_id=$(hash_of "${series_files[@]}")
+export QUILT_PATCHES=patches QUILT_PC=.pc
+if [[ $(cat "$src/.harness-series" 2>/dev/null) != "$series_id" ]]; then
+	info "applying the series to linux-source-$tree"
+	rm -f "$src/.harness-series"
+	if [[ -d $src/.pc ]]; then
+		(cd "$src" && quilt pop -a -f -q >>"$log" 2>&1) ||
+			die "quilt pop failed in $src; remove $build/src and retry"
+	fi
+	rm -rf "$src/patches" "$src/.pc"
+	mkdir "$src/patches"
+	cp "${series_files[@]}" "$src/patches/"
+	if ! (cd "$src" && quilt push -a -q --fuzz=0) >>"$log" 2>&1; then
+		tail -n 15 "$log" >&2
+		(cd "$src" && quilt pop -a -f -q) >/dev/null 2>&1 || true
+		die "the series does not apply to linux-source-$tree with --fuzz=0; refresh the patches (log: $log)"
+	fi
+	echo "$series_id" >"$src/.harness-series"
+fi
+
+# 3. The configuration: tinyconfig + fragments, every option checked.
+config_id=$(hash_of "$common" "$frag")-$tar_id
+if [[ ! -f $obj/.config || $(cat "$obj/.harness-config" 2>/dev/null) != "$config_id" ]]; then
+	info "configuring $tree/$variant"
+	mkdir -p "$obj"
+	rm -f "$obj/.harness-config"
+	run "make tinyconfig" make -C "$src" O="$obj" tinyconfig
+	run "merge_config.sh" "$src/scripts/kconfig/merge_config.sh" -m \
+		-O "$obj" "$obj/.config" "$common" "$frag"
+	run "make olddefconfig" make -C "$src" O="$obj" olddefconfig
+	"$HARNESS/check-config.sh" "$obj/.config" "$common" "$frag"
+	echo "$config_id" >"$obj/.harness-config"
+fi
+
+# 4. The kernel itself.
+build_id=$series_id-$config_id
+if [[ ! -f $out/vmlinux || $(cat "$out/.harness-build" 2>/dev/null) != "$build_id" ]]; then
+	info "building $tree/$variant (log: $log)"
+	run "kernel build" make -C "$src" O="$obj" -j"$(nproc)" vmlinux
+	mkdir -p "$out"
+	rm -f "$out/.harness-build"
+	cp "$obj/vmlinux" "$out/vmlinux.tmp"
+	mv "$out/vmlinux.tmp" "$out/vmlinux"
+	cp "$obj/.config" "$out/.config"
+	echo "$build_id" >"$out/.harness-build"
+fi
+echo "$out"

@@ -1,0 +1,44 @@
+#!/bin/bash
+# check-config.sh - fail unless every option of the fragments stuck in a
+# kernel .config after olddefconfig.
+#
+# Usage: harness/check-config.sh DOT_CONFIG FRAGMENT...
+# "CONFIG_X=v" must appear as is; "# CONFIG_X is not set" must leave X
+# unset. Prints each option that did not stick and exits 1.
+set -euo pipefail
+
+(($# >= 2)) || {
+	echo "usage: ${0##*/} DOT_CONFIG FRAGMENT..." >&2
+	exit 2
+}
+config=$1
+shift
+[[ -r $config ]] || {
+	echo "${0##*/}: error: $config is not readable" >&2
+	exit 1
+}
+
+bad=0
+for frag in "$@"; do
+	while IFS= read -r line; do
+		if [[ $line =~ ^(CONFIG_[A-Za-z0-9_]+)=(.*)$ ]]; then
+			sym=${BASH_REMATCH[1]}
+			got=$(grep -E "^$sym=" "$config" | tail -n 1 || true)
+			if [[ $got != "$line" ]]; then
+				echo "${0##*/}: $frag asks for '$line', .config has '${got:-$sym unset}'" >&2
+				bad=1
+			fi
+		elif [[ $line =~ ^#\ (CONFIG_[A-Za-z0-9_]+)\ is\ not\ set$ ]]; then
+			sym=${BASH_REMATCH[1]}
+			got=$(grep -E "^$sym=" "$config" | tail -n 1 || true)
+			if [[ -n $got ]]; then
+				echo "${0##*/}: $frag asks for '$sym' unset, .config has '$got'" >&2
+				bad=1
+			fi
+		fi
+	done <"$frag"
+done
+if ((bad)); then
+	echo "${0##*/}: error: config fragment options did not stick in $config; fix the fragment's dependencies" >&2
+	exit 1
+fi

@@ -1,0 +1,54 @@
+#!/bin/bash
+# deps.sh - make sure the Debian packages the harness needs are installed.
+#
+# Usage: harness/deps.sh [build|test]
+#   build: what building the kernel and booting guests needs
+#   test:  that, plus what the self-tests and series checks need
+# As root it installs what is missing with apt-get; otherwise it names
+# the exact command to run and fails.
+set -euo pipefail
+
+# The kernel tree under test comes from Debian's own source package;
+# gcc..libssl-dev build it, busybox-static and cpio make the initramfs.
+BUILD_PKGS=(linux-source-6.1 xz-utils gcc make flex bison bc libelf-dev
+	libssl-dev perl quilt patch busybox-static cpio qemu-system-x86
+	gawk coreutils)
+TEST_PKGS=(shellcheck)
+
+mode=${1:-build}
+case $mode in
+build) want=("${BUILD_PKGS[@]}") ;;
+test) want=("${BUILD_PKGS[@]}" "${TEST_PKGS[@]}") ;;
+*)
+	echo "usage: ${0##*/} [build|test]" >&2
+	exit 2
+	;;
+esac
+
+missing=()
+for pkg in "${want[@]}"; do
+	status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)
+	[[ $status == "install ok installed" ]] || missing+=("$pkg")
+done
+((${#missing[@]} == 0)) && exit 0
+
+if ((EUID != 0)); then
+	{
+		echo "${0##*/}: missing Debian packages: ${missing[*]}"
+		echo "${0##*/}: install them with:"
+		echo "  sudo apt-get install --no-install-recommends ${missing[*]}"
+	} >&2
+	exit 1
+fi
+
+echo "${0##*/}: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+log=$(mktemp)
+if ! apt-get update -q >"$log" 2>&1 ||
+	! apt-get install -y -q --no-install-recommends "${missing[@]}" >>"$log" 2>&1; then
+	tail -n 20 "$log" >&2
+	echo "${0##*/}: error: apt-get could not install: ${missing[*]}" >&2
+	rm -f "$log"
+	exit 1
+fi
+rm -f "$log"

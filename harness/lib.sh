@@ -1,0 +1,189 @@
+# shellcheck shell=bash
+# lib.sh - helpers shared by the harness scripts; sourced, never run.
+#
+# Holds the pieces the self-tests exercise without a VM: the CPU list
+# parser, the Kconfig reader and the expected-value formula.
+
+# The most vCPUs QEMU's TCG accelerator will start on this QEMU (7.2).
+MAX_QEMU_CPUS=255
+
+die() {
+	printf '%s: error: %s\n' "${0##*/}" "$*" >&2
+	exit 1
+}
+
+info() {
+	printf '%s: %s\n' "${0##*/}" "$*" >&2
+}
+
+# parse_cpu_list LIST: print each CPU count of LIST ("1,2,32-34,255") on
+# its own line, sorted and without repeats. "all" means 1..MAX_QEMU_CPUS;
+# an empty LIST prints nothing. Returns 1 with a message on bad input.
+parse_cpu_list() {
+	local list=$1 item lo hi n
+	local -a counts=()
+
+	[[ -z $list ]] && return 0
+	[[ $list == all ]] && list="1-$MAX_QEMU_CPUS"
+	local IFS=,
+	for item in $list; do
+		if [[ $item =~ ^([0-9]+)$ ]]; then
+			lo=${BASH_REMATCH[1]}
+			hi=$lo
+		elif [[ $item =~ ^([0-9]+)-([0-9]+)$ ]]; then
+			lo=${BASH_REMATCH[1]}
+			hi=${BASH_REMATCH[2]}
+		else
+			echo "bad CPU list '$1': '$item' is not N or N-M" >&2
+			return 1
+		fi
+		# Force base 10: "010" is ten, not eight.
+		lo=$((10#$lo))
+		hi=$((10#$hi))
+		if ((lo < 1 || hi > MAX_QEMU_CPUS)); then
+			echo "bad CPU list '$1': '$item' is outside 1-$MAX_QEMU_CPUS" >&2
+			return 1
+		fi
+		if ((lo > hi)); then
+			echo "bad CPU list '$1': '$item' runs backwards" >&2
+			return 1
+		fi
+		for ((n = lo; n <= hi; n++)); do
+			counts+=("$n")
+		done
+	done
+	printf '%s\n' "${counts[@]}" | sort -n -u
+}
+
+# kconfig_get CONFIG_FILE SYMBOL: print the value of CONFIG_SYMBOL in a
+# .config ("y", "1", a number...), or "n" when it is not set.
+kconfig_get() {
+	local file=$1 sym=$2 line
+
+	line=$(grep -E "^CONFIG_${sym}=" "$file" | tail -n 1) || true
+	if [[ -z $line ]]; then
+		echo n
+	else
+		echo "${line#*=}"
+	fi
+}
+
+# kconfig_pid_params CONFIG_FILE: print "BASE_SMALL IS_64BIT" (each 0 or 1)
+# for a kernel .config. BASE_SMALL is an int (0/1) in 6.1 and a bool (y/n)
+# in later trees; both spellings are accepted.
+kconfig_pid_params() {
+	local file=$1 small is64
+
+	[[ -r $file ]] || {
+		echo "kernel config '$file' is not readable" >&2
+		return 1
+	}
+	grep -q '^CONFIG_X86=y' "$file" || {
+		echo "kernel config '$file' is not an x86 config" >&2
+		return 1
+	}
+	case $(kconfig_get "$file" BASE_SMALL) in
+	1 | y) small=1 ;;
+	*) small=0 ;;
+	esac
+	case $(kconfig_get "$file" 64BIT) in
+	y) is64=1 ;;
+	*) is64=0 ;;
+	esac
+	echo "$small $is64"
+}
+
+# expected_pid_max CPUS BASE_SMALL IS_64BIT: print
+# "pid_max pid_max_min pid_max_limit clamped" as the patched kernel must
+# compute them for CPUS CPU ids on x86 (4 KiB pages):
+#
+#   default = BASE_SMALL ? 4096 : 32768              (PID_MAX_DEFAULT)
+#   limit   = BASE_SMALL ? 4096 * 8 :
+#             64-bit ? 4194304 : default             (PID_MAX_LIMIT)
+#   pid_max = min(limit, max(default, 1024 * CPUS))
+#   min     = min(pid_max, max(301, 8 * CPUS))       (RESERVED_PIDS + 1)
+#   clamped = 1 when either min() cut a value
+#
+# This is the formula, written down independently of the kernel source;
+# it must never be fed with values read back from a guest.
+expected_pid_max() {
+	local cpus=$1 small=$2 is64=$3
+	local dflt limit want max want_min min clamped=0
+
+	if ! [[ $cpus =~ ^[0-9]+$ ]] || ((cpus < 1)); then
+		echo "expected_pid_max: bad CPU count '$cpus'" >&2
+		return 1
+	fi
+	if ((small)); then
+		dflt=4096
+		limit=$((4096 * 8))
+	else
+		dflt=32768
+		if ((is64)); then
+			limit=$((4 * 1024 * 1024))
+		else
+			limit=$dflt
+		fi
+	fi
+	want=$((1024 * cpus))
+	((want < dflt)) && want=$dflt
+	max=$want
+	((max > limit)) && max=$limit clamped=1
+	want_min=$((8 * cpus))
+	((want_min < 301)) && want_min=301
+	min=$want_min
+	((min > max)) && min=$max clamped=1
+	echo "$max $min $limit $clamped"
+}
+
+# judge_boot RECORD CPUS ONLINE BASE_SMALL IS_64BIT: judge one boot from
+# its parse-console.sh RECORD against what was asked (CPUS possible,
+# ONLINE online) and the formula. Prints "VERDICT REASON": VERDICT is
+# pass, fail, timeout or panic; REASON is "-" on a pass. A boot passes
+# only when every check below holds.
+judge_boot() {
+	local record=$1 cpus=$2 online=$3 small=$4 is64=$5 kv
+	local exp_max exp_min exp_limit exp_clamped exp_line
+	local -A r=()
+
+	for kv in $record; do
+		r[${kv%%=*}]=${kv#*=}
+	done
+	read -r exp_max exp_min exp_limit exp_clamped < <(expected_pid_max "$cpus" "$small" "$is64")
+	exp_line=no
+	((exp_clamped)) && exp_line=yes
+
+	if [[ ${r[timed_out]:-0} == 1 ]]; then
+		echo "timeout TIMEOUT: guest killed after ${r[seconds]:-?}s"
+	elif [[ ${r[panic]:-0} == 1 ]]; then
+		echo "panic PANIC: the kernel panicked"
+	elif [[ ${r[begin]:-0} != 1 ]]; then
+		echo "fail the guest's init never reported (qemu exit ${r[qemu_exit]:-none})"
+	elif [[ ${r[end]:-0} != 1 ]]; then
+		echo "fail no final marker: the guest stopped before its checks ended"
+	elif [[ ${r[notoks]:-0} != 0 ]]; then
+		echo "fail guest checks failed: ${r[failed]:-?}"
+	elif [[ ${r[plan]:-none} == none || ${r[oks]:-0} != "${r[plan]}" ]]; then
+		echo "fail ${r[oks]:-0} guest results for a plan of ${r[plan]:-none}"
+	elif [[ ${r[oops]:-0} == 1 ]]; then
+		echo "fail the console shows an oops, BUG or WARNING"
+	elif [[ ${r[possible]:-none} != "$cpus" ]]; then
+		echo "fail the guest has ${r[possible]:-no} possible CPUs, not $cpus"
+	elif [[ ${r[online]:-none} != "$online" ]]; then
+		echo "fail the guest has ${r[online]:-no} online CPUs, not $online"
+	elif [[ ${r[pid_max]:-none} != "$exp_max" ]]; then
+		echo "fail pid_max ${r[pid_max]:-none}, expected $exp_max"
+	elif [[ ${r[pid_max_min]:-none} != "$exp_min" ]]; then
+		echo "fail pid_max_min ${r[pid_max_min]:-none}, expected $exp_min"
+	elif [[ ${r[pid_max_max]:-none} != "$exp_limit" ]]; then
+		echo "fail pid_max_max ${r[pid_max_max]:-none}, expected $exp_limit"
+	elif [[ ${r[line_default]:-none} != "$exp_max" || ${r[line_min]:-none} != "$exp_min" ]]; then
+		echo "fail boot line says ${r[line_default]:-none}/${r[line_min]:-none}, expected $exp_max/$exp_min"
+	elif [[ ${r[line_cpus]:-none} != "$cpus" ]]; then
+		echo "fail boot line nr_cpu_ids ${r[line_cpus]:-none}, expected $cpus"
+	elif [[ ${r[clamped]:-none} != "$exp_line" ]]; then
+		echo "fail boot line clamped: ${r[clamped]:-none}, expected $exp_line"
+	else
+		echo "pass -"
+	fi
+}

@@ -1,0 +1,88 @@
+#!/bin/bash
+# parse-console.sh - turn one guest's console log into a one-line record.
+#
+# Usage: harness/parse-console.sh LOG
+# Reads LOG (and LOG.meta from boot-guest.sh, when present) and prints
+# space-separated key=value pairs: the markers, the KTAP counts and the
+# names of failed guest checks, the CPU counts and pid_max values the
+# guest reported, the kernel's boot line, and any panic or oops seen on
+# the console. It only reads; judging is judge_boot() in lib.sh.
+set -euo pipefail
+
+(($# == 1)) || {
+	echo "usage: ${0##*/} LOG" >&2
+	exit 2
+}
+log=$1
+[[ -r $log ]] || {
+	echo "${0##*/}: error: $log is not readable" >&2
+	exit 1
+}
+
+meta="qemu_exit=none timed_out=0 seconds=0"
+[[ -r $log.meta ]] && meta=$(head -n 1 "$log.meta")
+
+tr -d '\r' <"$log" | awk -v meta="$meta" '
+# count_cpus("0-3,8") = 5: the size of a kernel CPU list.
+function count_cpus(list,    n, parts, i, r) {
+	n = 0
+	split(list, parts, ",")
+	for (i in parts) {
+		if (split(parts[i], r, "-") == 2)
+			n += r[2] - r[1] + 1
+		else if (parts[i] ~ /^[0-9]+$/)
+			n++
+	}
+	return n
+}
+function num(v) { return v ~ /^[0-9]+$/ ? v : "none" }
+
+BEGIN {
+	begin = end = 0; plan = "none"; oks = notoks = 0; failed = ""
+	possible = online = pid_max = pid_max_min = pid_max_max = "none"
+	line_cpus = line_default = line_min = clamped = "none"
+	panic = oops = 0
+}
+/Kernel panic - not syncing/ { panic = 1 }
+/(^|[] ])(Oops|BUG|WARNING)[: ]|Call Trace:/ { oops = 1 }
+/^PIDMAX-HARNESS-BEGIN$/ { begin = 1; next }
+!begin { next }
+/^PIDMAX-HARNESS-END$/ { end = 1; next }
+/^1\.\.[0-9]+$/ { plan = substr($0, 4); next }
+/^ok [0-9]+ / { oks++; next }
+/^not ok [0-9]+ / {
+	notoks++
+	failed = failed (failed == "" ? "" : ",") $4
+	next
+}
+/^# cpus: / {
+	for (i = 3; i <= NF; i++) {
+		split($i, kv, "=")
+		if (kv[1] == "possible") possible = count_cpus(kv[2])
+		if (kv[1] == "online") online = count_cpus(kv[2])
+	}
+	next
+}
+/^# pid_max: / { pid_max = num($3); next }
+/^# pid_max_min: / { pid_max_min = num($3); next }
+/^# pid_max_max: / { pid_max_max = num($3); next }
+/^# boot_line: / {
+	if (match($0, /default: [0-9]+/))
+		line_default = substr($0, RSTART + 9, RLENGTH - 9)
+	if (match($0, /minimum: [0-9]+/))
+		line_min = substr($0, RSTART + 9, RLENGTH - 9)
+	if (match($0, /nr_cpu_ids: [0-9]+/))
+		line_cpus = substr($0, RSTART + 12, RLENGTH - 12)
+	if (match($0, /clamped: (yes|no)/))
+		clamped = substr($0, RSTART + 9, RLENGTH - 9)
+	next
+}
+END {
+	printf "%s begin=%d end=%d plan=%s oks=%d notoks=%d failed=%s", \
+		meta, begin, end, plan, oks, notoks, (failed == "" ? "none" : failed)
+	printf " possible=%s online=%s pid_max=%s pid_max_min=%s pid_max_max=%s", \
+		possible, online, pid_max, pid_max_min, pid_max_max
+	printf " line_default=%s line_min=%s line_cpus=%s clamped=%s", \
+		line_default, line_min, line_cpus, clamped
+	printf " panic=%d oops=%d\n", panic, oops
+}'

@@ -1,0 +1,82 @@
+#!/bin/bash
+# report.sh - write a sweep's results.ktap and results.csv.
+#
+# Usage: harness/report.sh OUT_DIR
+# Reads OUT_DIR/jobs (one "NAME CPUS ONLINE EXPECTED EXPECTED_MIN" a line,
+# in sweep order) and each OUT_DIR/boots/NAME.rec written by
+# sweep-smp.sh. A job with no record counts as failed ("not run"). Both
+# files are written under a temporary name and renamed at the end, so a
+# killed report never leaves a complete-looking file behind. Prints
+# "PASSED FAILED" on stdout.
+set -euo pipefail
+
+(($# == 1)) || {
+	echo "usage: ${0##*/} OUT_DIR" >&2
+	exit 2
+}
+out=$1
+[[ -r $out/jobs ]] || {
+	echo "${0##*/}: error: $out/jobs is missing" >&2
+	exit 1
+}
+
+njobs=$(wc -l <"$out/jobs")
+ktap="$out/results.ktap.tmp"
+csv="$out/results.csv.tmp"
+passed=0 failed=0 i=0
+
+# field KEY RECORD: the value of KEY in a parse-console.sh record.
+field() {
+	local kv
+	for kv in $2; do
+		[[ ${kv%%=*} == "$1" ]] && {
+			echo "${kv#*=}"
+			return
+		}
+	done
+	echo none
+}
+
+{
+	echo "KTAP version 1"
+	echo "1..$njobs"
+} >"$ktap"
+echo "cpus,online,pid_max,expected,pid_max_min,expected_min,seconds,verdict" >"$csv"
+
+while read -r name cpus _online expected expected_min; do
+	i=$((i + 1))
+	rec="$out/boots/$name.rec"
+	log="$out/boots/$name.log"
+	if [[ -r $rec ]] && (($(wc -l <"$rec") >= 3)); then
+		record=$(sed -n 2p "$rec")
+		read -r verdict reason < <(sed -n 3p "$rec")
+	else
+		record="" verdict=fail reason="not run: the sweep was interrupted"
+	fi
+	# The guest's own KTAP, nested as the subtest of this boot.
+	if [[ -r $log ]]; then
+		tr -d '\r' <"$log" |
+			sed -n '/^PIDMAX-HARNESS-BEGIN$/,/^PIDMAX-HARNESS-END$/p' |
+			grep -E '^(KTAP version|1\.\.|ok |not ok |# )' |
+			sed 's/^/  /' >>"$ktap" || true
+	fi
+	if [[ $verdict == pass ]]; then
+		passed=$((passed + 1))
+		echo "ok $i $name" >>"$ktap"
+	else
+		failed=$((failed + 1))
+		case $verdict in
+		timeout) echo "not ok $i $name # TIMEOUT ${reason#TIMEOUT: }" ;;
+		*) echo "not ok $i $name # $reason" ;;
+		esac >>"$ktap"
+	fi
+	printf '%s,%s,%s,%s,%s,%s,%s,%s\n' "$cpus" "$(field online "$record")" \
+		"$(field pid_max "$record")" "$expected" \
+		"$(field pid_max_min "$record")" "$expected_min" \
+		"$(field seconds "$record")" "$verdict" >>"$csv"
+done <"$out/jobs"
+
+echo "# totals: pass:$passed fail:$failed" >>"$ktap"
+mv "$csv" "$out/results.csv"
+mv "$ktap" "$out/results.ktap"
+echo "$passed $failed"

@@ -8,7 +8,8 @@
 # Writes the console to LOG and "qemu_exit=.. timed_out=0|1 seconds=.."
 # to LOG.meta. A guest still running after TIMEOUT seconds is killed by
 # its own pid. The kernel command line carries no pid_max setting.
-# $QEMU overrides the emulator (the self-tests use fake ones).
+# $QEMU overrides the emulator (the self-tests use fake ones), and
+# $GUEST_APPEND adds kernel parameters (used to record failing fixtures).
 set -euo pipefail
 
 HARNESS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -40,12 +41,15 @@ esac
 # lpj= skips delay-loop calibration and tsc=reliable the clocksource
 # watchdog: both cost seconds per CPU under TCG. panic=-1 turns a panic
 # into a reset, which -no-reboot turns into a QEMU exit.
-append="console=ttyS0 lpj=10000000 tsc=reliable panic=-1"
+append="console=ttyS0 lpj=10000000 tsc=reliable panic=-1${GUEST_APPEND:+ $GUEST_APPEND}"
 
 rm -f "$log" "$log.meta"
 qpid=
 cleanup() {
-	[[ -n $qpid ]] && kill -KILL "$qpid" 2>/dev/null
+	if [[ -n $qpid ]]; then
+		kill -KILL "$qpid" 2>/dev/null
+		wait "$qpid" 2>/dev/null
+	fi
 	exit 130
 }
 trap cleanup INT TERM HUP

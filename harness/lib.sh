@@ -93,9 +93,9 @@ kconfig_pid_params() {
 	echo "$small $is64"
 }
 
-# expected_pid_max CPUS BASE_SMALL IS_64BIT: print
-# "pid_max pid_max_min pid_max_limit clamped" as the patched kernel must
-# compute them for CPUS CPU ids on x86 (4 KiB pages):
+# expected_vars CPUS BASE_SMALL IS_64BIT: set EXP_MAX, EXP_MIN, EXP_LIMIT
+# and EXP_CLAMPED to what the patched kernel must compute for CPUS CPU
+# ids on x86 (4 KiB pages):
 #
 #   default = BASE_SMALL ? 4096 : 32768              (PID_MAX_DEFAULT)
 #   limit   = BASE_SMALL ? 4096 * 8 :
@@ -106,34 +106,48 @@ kconfig_pid_params() {
 #
 # This is the formula, written down independently of the kernel source;
 # it must never be fed with values read back from a guest.
-expected_pid_max() {
-	local cpus=$1 small=$2 is64=$3
-	local dflt limit want max want_min min clamped=0
+expected_vars() {
+	local cpus=$1 small=$2 is64=$3 dflt want
 
-	if ! [[ $cpus =~ ^[0-9]+$ ]] || ((cpus < 1)); then
+	if ! [[ $cpus =~ ^[0-9]+$ ]] || ((10#$cpus < 1)); then
 		echo "expected_pid_max: bad CPU count '$cpus'" >&2
 		return 1
 	fi
+	cpus=$((10#$cpus))
+	EXP_CLAMPED=0
 	if ((small)); then
 		dflt=4096
-		limit=$((4096 * 8))
+		EXP_LIMIT=$((4096 * 8))
 	else
 		dflt=32768
 		if ((is64)); then
-			limit=$((4 * 1024 * 1024))
+			EXP_LIMIT=$((4 * 1024 * 1024))
 		else
-			limit=$dflt
+			EXP_LIMIT=$dflt
 		fi
 	fi
 	want=$((1024 * cpus))
 	((want < dflt)) && want=$dflt
-	max=$want
-	((max > limit)) && max=$limit clamped=1
-	want_min=$((8 * cpus))
-	((want_min < 301)) && want_min=301
-	min=$want_min
-	((min > max)) && min=$max clamped=1
-	echo "$max $min $limit $clamped"
+	EXP_MAX=$want
+	if ((EXP_MAX > EXP_LIMIT)); then
+		EXP_MAX=$EXP_LIMIT
+		EXP_CLAMPED=1
+	fi
+	want=$((8 * cpus))
+	((want < 301)) && want=301
+	EXP_MIN=$want
+	if ((EXP_MIN > EXP_MAX)); then
+		EXP_MIN=$EXP_MAX
+		EXP_CLAMPED=1
+	fi
+	return 0
+}
+
+# expected_pid_max CPUS BASE_SMALL IS_64BIT: print
+# "pid_max pid_max_min pid_max_limit clamped" (see expected_vars).
+expected_pid_max() {
+	expected_vars "$@" || return 1
+	echo "$EXP_MAX $EXP_MIN $EXP_LIMIT $EXP_CLAMPED"
 }
 
 # judge_boot RECORD CPUS ONLINE BASE_SMALL IS_64BIT: judge one boot from

@@ -1,0 +1,40 @@
+#!/bin/bash
+# fake-qemu.sh - stands in for qemu-system-x86_64 in the self-tests.
+#
+# Finds the "-serial file:LOG" argument like QEMU would and, by
+# $FAKE_QEMU_MODE:
+#   replay  copy $FAKE_QEMU_LOG to LOG and exit 0 (a recorded boot)
+#   hang    write the start of a boot to LOG, then never exit
+#   crash   write nothing and exit 1 (QEMU refused to start)
+set -euo pipefail
+
+log=""
+while (($#)); do
+	if [[ $1 == -serial && ${2:-} == file:* ]]; then
+		log=${2#file:}
+	fi
+	shift
+done
+[[ -n $log ]] || {
+	echo "fake-qemu: no -serial file:LOG" >&2
+	exit 1
+}
+[[ -n ${FAKE_QEMU_PIDFILE:-} ]] && echo $$ >>"$FAKE_QEMU_PIDFILE"
+
+case ${FAKE_QEMU_MODE:-replay} in
+replay)
+	cp "$FAKE_QEMU_LOG" "$log"
+	;;
+hang)
+	echo "Linux version 6.1.0 (fake)" >"$log"
+	while :; do sleep 1; done
+	;;
+crash)
+	echo "fake-qemu: cannot start" >&2
+	exit 1
+	;;
+*)
+	echo "fake-qemu: unknown mode '$FAKE_QEMU_MODE'" >&2
+	exit 2
+	;;
+esac

@@ -1,0 +1,483 @@
+#!/bin/bash
+# run-tests.sh - self-tests of the harness's own logic; no kernel build
+# and no real VM: the expected-value formula, the CPU list parser, the
+# .config reader, the console parser and judge on recorded console logs
+# (fixtures/), the report, and boots and sweeps against a fake QEMU.
+#
+# Prints KTAP and ends with "N passed, N failed"; exits 1 on a failure.
+set -euo pipefail
+
+TESTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+HARNESS=$(dirname "$TESTS")
+FIX="$TESTS/fixtures"
+# shellcheck source=harness/lib.sh
+. "$HARNESS/lib.sh"
+
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+# --- helpers ---------------------------------------------------------
+
+# expect_eq WHAT GOT WANT
+expect_eq() {
+	[[ $2 == "$3" ]] || {
+		echo "$1: got '$2', want '$3'"
+		return 1
+	}
+}
+
+# judge LOG CPUS ONLINE SMALL IS64: the verdict line for a recorded log.
+judge() {
+	local record
+	record=$("$HARNESS/parse-console.sh" "$1")
+	judge_boot "$record" "$2" "$3" "$4" "$5"
+}
+
+# edit_log SRC DST SED_SCRIPT: a copy of a recorded log, edited, with
+# its meta.
+edit_log() {
+	sed "$3" "$1" >"$2"
+	cp "$1.meta" "$2.meta"
+}
+
+# --- the formula -----------------------------------------------------
+
+test_expected_table() {
+	local -a cases=(
+		# cpus small is64 -> pid_max min limit clamped
+		"1 0 1 32768 301 4194304 0"
+		"32 0 1 32768 301 4194304 0"
+		"33 0 1 33792 301 4194304 0"
+		"37 0 1 37888 301 4194304 0"
+		"38 0 1 38912 304 4194304 0"
+		"255 0 1 261120 2040 4194304 0"
+		"4095 0 1 4193280 32760 4194304 0"
+		"4096 0 1 4194304 32768 4194304 0"
+		"4097 0 1 4194304 32776 4194304 1"
+		"8192 0 1 4194304 65536 4194304 1"
+		"4 1 1 4096 301 32768 0"
+		"5 1 1 5120 301 32768 0"
+		"31 1 1 31744 301 32768 0"
+		"32 1 1 32768 301 32768 0"
+		"33 1 1 32768 301 32768 1"
+		"255 1 1 32768 2040 32768 1"
+		"8192 1 1 32768 32768 32768 1"
+		"1 0 0 32768 301 32768 0"
+		"33 0 0 32768 301 32768 1"
+	)
+	local c cpus small is64 want rc=0
+	for c in "${cases[@]}"; do
+		read -r cpus small is64 want <<<"$c"
+		expect_eq "cpus=$cpus small=$small 64bit=$is64" \
+			"$(expected_pid_max "$cpus" "$small" "$is64")" "$want" || rc=1
+	done
+	return $rc
+}
+
+# Over every CPU count up to NR_CPUS's largest x86 value, for the three
+# kernels, the properties the formula promises.
+test_expected_properties() {
+	local small is64 n prev floor rc=0
+	for small in 0 1; do
+		for is64 in 0 1; do
+			prev=0
+			floor=32768
+			((small)) && floor=4096
+			for ((n = 1; n <= 8192; n++)); do
+				expected_vars "$n" "$small" "$is64"
+				if ((EXP_MAX < prev || EXP_MAX > EXP_LIMIT ||
+					EXP_MIN > EXP_MAX || EXP_MIN < 301 && EXP_MIN != EXP_MAX)); then
+					echo "small=$small 64bit=$is64 n=$n: bad order $EXP_MIN/$EXP_MAX/$EXP_LIMIT"
+					rc=1
+				elif ((1024 * n >= floor && 1024 * n <= EXP_LIMIT && EXP_MAX != 1024 * n)); then
+					echo "small=$small 64bit=$is64 n=$n: not scaled: $EXP_MAX"
+					rc=1
+				elif (((1024 * n > EXP_LIMIT) != (EXP_MAX == EXP_LIMIT && 1024 * n != EXP_LIMIT) &&
+					EXP_LIMIT > floor)); then
+					echo "small=$small 64bit=$is64 n=$n: clamp wrong: $EXP_MAX"
+					rc=1
+				fi
+				prev=$EXP_MAX
+				((rc == 0)) || return 1
+			done
+		done
+	done
+}
+
+test_expected_rejects_bad_counts() {
+	local bad
+	for bad in 0 -1 x ""; do
+		if expected_pid_max "$bad" 0 1 2>/dev/null; then
+			echo "accepted CPU count '$bad'"
+			return 1
+		fi
+	done
+}
+
+# --- the CPU list parser ---------------------------------------------
+
+test_list_parser_good() {
+	local rc=0
+	expect_eq "1,2,32-34,255" "$(parse_cpu_list 1,2,32-34,255 | tr '\n' ' ')" \
+		"1 2 32 33 34 255 " || rc=1
+	expect_eq "repeats" "$(parse_cpu_list 255,1,1,1-2 | tr '\n' ' ')" "1 2 255 " || rc=1
+	expect_eq "empty" "$(parse_cpu_list '')" "" || rc=1
+	expect_eq "010" "$(parse_cpu_list 010)" "10" || rc=1
+	expect_eq "all" "$(parse_cpu_list all | wc -l)" "255" || rc=1
+	expect_eq "1-255" "$(parse_cpu_list 1-255 | sed -n '1p;$p' | tr '\n' ' ')" "1 255 " || rc=1
+	return $rc
+}
+
+test_list_parser_bad() {
+	local bad msg
+	for bad in 0 256 5-3 a 1,,2 1- -3 "1 2" 1-300 ","; do
+		if msg=$(parse_cpu_list "$bad" 2>&1); then
+			echo "accepted '$bad'"
+			return 1
+		fi
+		[[ $msg == "bad CPU list '$bad'"* ]] || {
+			echo "unclear message for '$bad': $msg"
+			return 1
+		}
+	done
+}
+
+# --- the .config reader and checker ----------------------------------
+
+test_kconfig_params() {
+	local rc=0 cfg="$TMP/cfg"
+	expect_eq "6.1 full" "$(kconfig_pid_params "$FIX/config-6.1-full")" "0 1" || rc=1
+	sed 's/^CONFIG_BASE_SMALL=0/CONFIG_BASE_SMALL=1/' "$FIX/config-6.1-full" >"$cfg"
+	expect_eq "6.1 small" "$(kconfig_pid_params "$cfg")" "1 1" || rc=1
+	sed 's/^CONFIG_BASE_SMALL=0/CONFIG_BASE_SMALL=y/' "$FIX/config-6.1-full" >"$cfg"
+	expect_eq "6.12 small" "$(kconfig_pid_params "$cfg")" "1 1" || rc=1
+	grep -v '^CONFIG_BASE_SMALL=' "$FIX/config-6.1-full" >"$cfg"
+	expect_eq "6.12 full" "$(kconfig_pid_params "$cfg")" "0 1" || rc=1
+	grep -v '^CONFIG_64BIT=' "$FIX/config-6.1-full" >"$cfg"
+	expect_eq "32-bit" "$(kconfig_pid_params "$cfg")" "0 0" || rc=1
+	grep -v '^CONFIG_X86=' "$FIX/config-6.1-full" >"$cfg"
+	if kconfig_pid_params "$cfg" 2>/dev/null; then
+		echo "accepted a non-x86 config"
+		rc=1
+	fi
+	if kconfig_pid_params "$TMP/none" 2>/dev/null; then
+		echo "accepted a missing config"
+		rc=1
+	fi
+	return $rc
+}
+
+test_check_config() {
+	local frag="$TMP/frag"
+	"$HARNESS/check-config.sh" "$FIX/config-6.1-full" \
+		"$HARNESS/config/pidmax.config" "$HARNESS/config/variant-full.config" || {
+		echo "the recorded full config fails its own fragments"
+		return 1
+	}
+	printf 'CONFIG_NR_CPUS=512\n# CONFIG_SMP is not set\n' >"$frag"
+	local msg
+	if msg=$("$HARNESS/check-config.sh" "$FIX/config-6.1-full" "$frag" 2>&1); then
+		echo "options that did not stick passed"
+		return 1
+	fi
+	[[ $msg == *"CONFIG_NR_CPUS=512"* && $msg == *"CONFIG_SMP"* ]] || {
+		echo "message does not name both options: $msg"
+		return 1
+	}
+}
+
+# --- the console parser and judge, on recorded logs ------------------
+
+test_parse_recorded_pass() {
+	local r rc=0
+	r=$("$HARNESS/parse-console.sh" "$FIX/hotplug-255.log")
+	local want
+	for want in begin=1 end=1 plan=6 oks=6 notoks=0 possible=255 online=1 \
+		pid_max=261120 pid_max_min=2040 pid_max_max=4194304 line_cpus=255 \
+		clamped=no panic=0 oops=0 timed_out=0; do
+		[[ " $r " == *" $want "* ]] || {
+			echo "record lacks $want: $r"
+			rc=1
+		}
+	done
+	return $rc
+}
+
+test_judge_recorded_passes() {
+	local rc=0
+	expect_eq "hotplug 255" "$(judge "$FIX/hotplug-255.log" 255 1 0 1)" "pass -" || rc=1
+	expect_eq "hotplug 33" "$(judge "$FIX/hotplug-033.log" 33 1 0 1)" "pass -" || rc=1
+	expect_eq "online 8" "$(judge "$FIX/online-008.log" 8 8 0 1)" "pass -" || rc=1
+	return $rc
+}
+
+test_judge_wrong_expectations_fail() {
+	local rc=0 v
+	v=$(judge "$FIX/hotplug-255.log" 254 1 0 1)
+	[[ $v == "fail the guest has 255 possible CPUs, not 254" ]] || {
+		echo "wrong CPU count: $v"
+		rc=1
+	}
+	v=$(judge "$FIX/online-008.log" 8 1 0 1)
+	[[ $v == "fail the guest has 8 online CPUs, not 1" ]] || {
+		echo "wrong online count: $v"
+		rc=1
+	}
+	v=$(judge "$FIX/hotplug-255.log" 255 1 1 1)
+	[[ $v == "fail pid_max 261120, expected 32768" ]] || {
+		echo "wrong variant: $v"
+		rc=1
+	}
+	return $rc
+}
+
+test_judge_wrong_values_fail() {
+	local rc=0 v log="$TMP/edited.log"
+	edit_log "$FIX/hotplug-255.log" "$log" 's/^# pid_max: 261120/# pid_max: 261119/'
+	v=$(judge "$log" 255 1 0 1)
+	[[ $v == "fail pid_max 261119, expected 261120" ]] || {
+		echo "pid_max off by one: $v"
+		rc=1
+	}
+	edit_log "$FIX/hotplug-255.log" "$log" 's/^# pid_max_min: 2040/# pid_max_min: 301/'
+	v=$(judge "$log" 255 1 0 1)
+	[[ $v == "fail pid_max_min 301, expected 2040" ]] || {
+		echo "unscaled minimum: $v"
+		rc=1
+	}
+	edit_log "$FIX/hotplug-255.log" "$log" 's/nr_cpu_ids: 255/nr_cpu_ids: 1/'
+	v=$(judge "$log" 255 1 0 1)
+	[[ $v == "fail boot line nr_cpu_ids 1, expected 255" ]] || {
+		echo "boot line CPU count: $v"
+		rc=1
+	}
+	edit_log "$FIX/hotplug-255.log" "$log" 's/clamped: no/clamped: yes/'
+	v=$(judge "$log" 255 1 0 1)
+	[[ $v == "fail boot line clamped: yes, expected no" ]] || {
+		echo "boot line clamp: $v"
+		rc=1
+	}
+	return $rc
+}
+
+test_judge_guest_failures() {
+	local rc=0 v log="$TMP/edited.log"
+	edit_log "$FIX/hotplug-255.log" "$log" 's/^ok 3 pid_max_min_probe/not ok 3 pid_max_min_probe # 1 was accepted/'
+	v=$(judge "$log" 255 1 0 1)
+	[[ $v == "fail guest checks failed: pid_max_min_probe" ]] || {
+		echo "not ok line: $v"
+		rc=1
+	}
+	edit_log "$FIX/hotplug-255.log" "$log" '/^ok 5 /d'
+	v=$(judge "$log" 255 1 0 1)
+	[[ $v == "fail 5 guest results for a plan of 6" ]] || {
+		echo "missing result: $v"
+		rc=1
+	}
+	edit_log "$FIX/hotplug-255.log" "$log" 's/^Run \/init as init process/WARNING: CPU: 0 PID: 1 at kernel\/pid.c:650 pid_idr_init+0x0\/0x0\n&/'
+	v=$(judge "$log" 255 1 0 1)
+	[[ $v == "fail the console shows an oops, BUG or WARNING" ]] || {
+		echo "warning on the console: $v"
+		rc=1
+	}
+	return $rc
+}
+
+test_judge_truncated_logs_fail() {
+	local rc=0 v log="$TMP/cut.log"
+	edit_log "$FIX/hotplug-255.log" "$log" '/^ok 4 /,$d'
+	v=$(judge "$log" 255 1 0 1)
+	[[ $v == "fail no final marker: the guest stopped before its checks ended" ]] || {
+		echo "cut in the checks: $v"
+		rc=1
+	}
+	edit_log "$FIX/hotplug-255.log" "$log" '/^PIDMAX-HARNESS-BEGIN/,$d'
+	v=$(judge "$log" 255 1 0 1)
+	[[ $v == "fail the guest's init never reported (qemu exit 0)" ]] || {
+		echo "cut before init: $v"
+		rc=1
+	}
+	: >"$log"
+	v=$(judge "$log" 255 1 0 1)
+	[[ $v == fail* ]] || {
+		echo "empty log: $v"
+		rc=1
+	}
+	return $rc
+}
+
+test_judge_recorded_panic() {
+	local v
+	v=$(judge "$FIX/panic.log" 1 1 0 1)
+	expect_eq "panic" "$v" "panic PANIC: the kernel panicked"
+}
+
+test_judge_recorded_hang() {
+	local v
+	v=$(judge "$FIX/hang.log" 4 1 0 1)
+	[[ $v == "timeout TIMEOUT: guest killed after "* ]] || {
+		echo "hang: $v"
+		return 1
+	}
+}
+
+# --- the report ------------------------------------------------------
+
+test_report_counts_missing_boots() {
+	local out="$TMP/report" rc=0
+	mkdir -p "$out/boots"
+	printf 'a-hotplug-255 255 1 261120 2040\na-online-033 33 33 33792 301\n' >"$out/jobs"
+	cp "$FIX/hotplug-255.log" "$out/boots/a-hotplug-255.log"
+	printf 'a-hotplug-255 255 1\n%s\npass -\n' \
+		"$("$HARNESS/parse-console.sh" "$FIX/hotplug-255.log")" >"$out/boots/a-hotplug-255.rec"
+	expect_eq "counts" "$("$HARNESS/report.sh" "$out")" "1 1" || rc=1
+	expect_eq "csv header" "$(head -n 1 "$out/results.csv")" \
+		"cpus,online,pid_max,expected,pid_max_min,expected_min,seconds,verdict" || rc=1
+	expect_eq "csv row 1" "$(sed -n 2p "$out/results.csv")" \
+		"255,1,261120,261120,2040,2040,2.10,pass" || rc=1
+	expect_eq "csv row 2" "$(sed -n 3p "$out/results.csv")" \
+		"33,none,none,33792,none,301,none,fail" || rc=1
+	grep -q '^not ok 2 a-online-033 # not run' "$out/results.ktap" || {
+		echo "KTAP lacks the missing boot"
+		rc=1
+	}
+	grep -q '^  ok 3 pid_max_min_probe$' "$out/results.ktap" || {
+		echo "KTAP lacks the nested guest results"
+		rc=1
+	}
+	[[ ! -e $out/results.csv.tmp && ! -e $out/results.ktap.tmp ]] || rc=1
+	return $rc
+}
+
+# --- boots and sweeps against a fake QEMU ----------------------------
+
+test_boot_fake_hang_is_killed() {
+	local log="$TMP/hang.log" pids="$TMP/hang.pids" pid
+	: >"$pids"
+	QEMU="$TESTS/fake-qemu.sh" FAKE_QEMU_MODE=hang FAKE_QEMU_PIDFILE="$pids" \
+		"$HARNESS/boot-guest.sh" "$FIX/config-6.1-full" "$FIX/config-6.1-full" \
+		4 1 "$log" 2
+	grep -q 'timed_out=1' "$log.meta" || {
+		echo "meta: $(cat "$log.meta")"
+		return 1
+	}
+	pid=$(head -n 1 "$pids")
+	if kill -0 "$pid" 2>/dev/null; then
+		echo "the hung fake QEMU ($pid) is still running"
+		return 1
+	fi
+	[[ $(judge "$log" 4 1 0 1) == timeout* ]]
+}
+
+test_boot_fake_crash_fails() {
+	local log="$TMP/crash.log"
+	QEMU="$TESTS/fake-qemu.sh" FAKE_QEMU_MODE=crash \
+		"$HARNESS/boot-guest.sh" "$FIX/config-6.1-full" "$FIX/config-6.1-full" \
+		4 1 "$log" 5
+	expect_eq "crash" "$(judge "$log" 4 1 0 1)" \
+		"fail the guest's init never reported (qemu exit 1)"
+}
+
+# sweep CPUS ONLINE LOG: a sweep of a recorded log through the fake QEMU.
+sweep() {
+	QEMU="$TESTS/fake-qemu.sh" FAKE_QEMU_MODE=replay FAKE_QEMU_LOG="$3" \
+		"$HARNESS/sweep-smp.sh" --accel tcg --kernel "$FIX/config-6.1-full" \
+		--config "$FIX/config-6.1-full" --build-dir "$TMP/build" \
+		--out "$TMP/sweep" --cpus "$1" --online "$2"
+}
+
+test_sweep_fake_pass() {
+	local out
+	out=$(sweep 255 "" "$FIX/hotplug-255.log" 2>&1) || {
+		echo "$out"
+		return 1
+	}
+	expect_eq "last line" "$(tail -n 1 <<<"$out")" "1 passed, 0 failed"
+}
+
+test_sweep_fake_wrong_count_fails() {
+	local out rc=0
+	out=$(sweep 254,255 "" "$FIX/hotplug-255.log" 2>&1) && rc=1
+	expect_eq "last line" "$(tail -n 1 <<<"$out")" "1 passed, 1 failed" || return 1
+	grep -q '^254,1,261120,260096,2040,2032,[0-9.]*,fail$' "$TMP/sweep/results.csv" || {
+		echo "csv: $(cat "$TMP/sweep/results.csv")"
+		return 1
+	}
+	return $rc
+}
+
+test_sweep_bad_input_is_refused() {
+	local out
+	if out=$("$HARNESS/sweep-smp.sh" --cpus 1-300 2>&1); then
+		echo "accepted --cpus 1-300"
+		return 1
+	fi
+	[[ $out == *"bad CPU list '1-300'"* ]] || {
+		echo "message: $out"
+		return 1
+	}
+	if out=$("$HARNESS/sweep-smp.sh" --jobs 0 2>&1); then
+		echo "accepted --jobs 0"
+		return 1
+	fi
+	if out=$("$HARNESS/sweep-smp.sh" --kernel "$TMP/none" 2>&1); then
+		echo "accepted a missing kernel"
+		return 1
+	fi
+	[[ $out == *"--kernel $TMP/none is not readable"* ]] || {
+		echo "message: $out"
+		return 1
+	}
+}
+
+test_sweep_interrupted_leaves_nothing() {
+	local pids="$TMP/int.pids" pid spid i
+	: >"$pids"
+	QEMU="$TESTS/fake-qemu.sh" FAKE_QEMU_MODE=hang FAKE_QEMU_PIDFILE="$pids" \
+		"$HARNESS/sweep-smp.sh" --accel tcg --kernel "$FIX/config-6.1-full" \
+		--config "$FIX/config-6.1-full" --build-dir "$TMP/build" \
+		--out "$TMP/int" --cpus 1-4 --online "" --jobs 2 >/dev/null 2>&1 &
+	spid=$!
+	for ((i = 0; i < 100; i++)); do
+		(($(wc -l <"$pids") >= 2)) && break
+		sleep 0.1
+	done
+	kill -TERM "$spid"
+	wait "$spid" && {
+		echo "an interrupted sweep exited 0"
+		return 1
+	}
+	sleep 0.5
+	while read -r pid; do
+		if kill -0 "$pid" 2>/dev/null; then
+			echo "fake QEMU $pid survived the interrupted sweep"
+			kill -KILL "$pid"
+			return 1
+		fi
+	done <"$pids"
+	[[ ! -e $TMP/int/results.csv && ! -e $TMP/int/results.ktap ]] || {
+		echo "an interrupted sweep left results behind"
+		return 1
+	}
+}
+
+# --- runner ----------------------------------------------------------
+
+mapfile -t tests < <(declare -F | awk '$3 ~ /^test_/ { print $3 }')
+echo "KTAP version 1"
+echo "1..${#tests[@]}"
+passed=0 failed=0 i=0
+for t in "${tests[@]}"; do
+	i=$((i + 1))
+	if (set -euo pipefail && "$t") >"$TMP/out" 2>&1; then
+		passed=$((passed + 1))
+		echo "ok $i ${t#test_}"
+	else
+		failed=$((failed + 1))
+		sed 's/^/# /' "$TMP/out"
+		echo "not ok $i ${t#test_}"
+	fi
+done
+echo "# totals: pass:$passed fail:$failed"
+echo "$passed passed, $failed failed"
+((failed == 0))

@@ -1,0 +1,65 @@
+#!/bin/bash
+# check-series.sh - the series checks: against a pristine copy of the
+# tree from /usr/src/linux-source-TREE.tar.xz, every patch applies in
+# series order with "patch -p1 --fuzz=0", the series pushes with
+# "quilt push -a --fuzz=0", and every patch is clean under the tree's
+# "scripts/checkpatch.pl --strict".
+#
+# Usage: ci/check-series.sh [TREE]   (TREE: 6.1, the default, or 6.12)
+# Prints KTAP and ends with "N passed, N failed".
+set -euo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+tree=${1:-6.1}
+tarball=/usr/src/linux-source-$tree.tar.xz
+[[ -r $tarball ]] || {
+	echo "${0##*/}: error: $tarball is missing: apt-get install linux-source-$tree" >&2
+	exit 1
+}
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+tar -xf "$tarball" -C "$work" --strip-components=1 || {
+	echo "${0##*/}: error: could not unpack $tarball (disk full?)" >&2
+	exit 1
+}
+mapfile -t patches < <(grep -v -E '^[[:space:]]*(#|$)' "$REPO/series")
+
+n=0 passed=0 failed=0
+# check NAME CMD...: one KTAP line for CMD, its output as diagnostics.
+check() {
+	local name=$1 out
+	shift
+	n=$((n + 1))
+	if out=$("$@" 2>&1); then
+		passed=$((passed + 1))
+		echo "ok $n $name"
+	else
+		failed=$((failed + 1))
+		sed 's/^/# /' <<<"$out"
+		echo "not ok $n $name"
+	fi
+}
+
+echo "KTAP version 1"
+echo "1..$((2 * ${#patches[@]} + 2))"
+for p in "${patches[@]}"; do
+	check "patch_fuzz0_$tree ${p%.patch}" \
+		patch -d "$work" -p1 --fuzz=0 --no-backup-if-mismatch -i "$REPO/$p"
+done
+# Undo, then the same series through quilt.
+for ((i = ${#patches[@]} - 1; i >= 0; i--)); do
+	patch -d "$work" -p1 -R --fuzz=0 --no-backup-if-mismatch -s \
+		-i "$REPO/${patches[i]}" >/dev/null 2>&1 || true
+done
+check "pristine_again_$tree" bash -c "! find '$work' -name '*.rej' -o -name '*.orig' | grep -q ."
+mkdir "$work/patches"
+cp "$REPO/series" "${patches[@]/#/$REPO/}" "$work/patches/"
+check "quilt_push_all_$tree" bash -c "cd '$work' && QUILT_PATCHES=patches quilt push -a -q --fuzz=0"
+for p in "${patches[@]}"; do
+	check "checkpatch_strict_$tree ${p%.patch}" \
+		"$work/scripts/checkpatch.pl" --strict --no-tree -q "$REPO/$p"
+done
+echo "# totals: pass:$passed fail:$failed"
+echo "$passed passed, $failed failed"
+((failed == 0))

@@ -2,9 +2,11 @@
 # build-kernel.sh - unpack Debian's kernel tree, apply the series with
 # quilt, configure tinyconfig + harness/config fragments, build vmlinux.
 #
-# Usage: harness/build-kernel.sh BUILD_DIR TREE VARIANT
+# Usage: harness/build-kernel.sh BUILD_DIR TREE VARIANT [MUTANT_PATCH]
 #   TREE     6.1 or 6.12 (/usr/src/linux-source-TREE.tar.xz)
 #   VARIANT  full or small (harness/config/variant-VARIANT.config)
+#   MUTANT   a patch pushed on top of the series (harness/mutants.sh);
+#            its vmlinux goes to kernel-TREE-VARIANT-mutant/
 # Prints the directory holding vmlinux and its .config. Each step runs
 # again only when its inputs (tarball, series, fragments) have changed;
 # the kernel's own make keeps the rebuild incremental.
@@ -15,8 +17,8 @@ REPO=$(dirname "$HARNESS")
 # shellcheck source=harness/lib.sh
 . "$HARNESS/lib.sh"
 
-(($# == 3)) || die "usage: ${0##*/} BUILD_DIR TREE VARIANT"
-build=$1 tree=$2 variant=$3
+(($# == 3 || $# == 4)) || die "usage: ${0##*/} BUILD_DIR TREE VARIANT [MUTANT_PATCH]"
+build=$1 tree=$2 variant=$3 mutant=${4:-}
 case $tree in
 6.1 | 6.12) ;;
 *) die "unknown tree '$tree' (use 6.1 or 6.12)" ;;
@@ -34,6 +36,10 @@ log="$build/logs/build-$tree-$variant.log"
 src="$build/src/linux-source-$tree"
 obj="$build/obj-$tree-$variant"
 out="$build/kernel-$tree-$variant"
+if [[ -n $mutant ]]; then
+	[[ -r $mutant ]] || die "mutant patch $mutant is not readable"
+	out="$out-mutant"
+fi
 
 # run LOG_TAG CMD...: run a step with its output in the build log; on
 # failure show the log's tail and stop.
@@ -71,7 +77,7 @@ for p in "${patches[@]}"; do
 	[[ -r $REPO/$p ]] || die "series names $p, which does not exist"
 	series_files+=("$REPO/$p")
 done
-series_id=$(hash_of "${series_files[@]}")
+series_id=$(hash_of "${series_files[@]}" ${mutant:+"$mutant"})
 export QUILT_PATCHES=patches QUILT_PC=.pc
 if [[ $(cat "$src/.harness-series" 2>/dev/null) != "$series_id" ]]; then
 	info "applying the series to linux-source-$tree"
@@ -83,6 +89,10 @@ if [[ $(cat "$src/.harness-series" 2>/dev/null) != "$series_id" ]]; then
 	rm -rf "$src/patches" "$src/.pc"
 	mkdir "$src/patches"
 	cp "${series_files[@]}" "$src/patches/"
+	if [[ -n $mutant ]]; then
+		cp "$mutant" "$src/patches/zz-mutant.patch"
+		echo zz-mutant.patch >>"$src/patches/series"
+	fi
 	if ! (cd "$src" && quilt push -a -q --fuzz=0) >>"$log" 2>&1; then
 		tail -n 15 "$log" >&2
 		(cd "$src" && quilt pop -a -f -q) >/dev/null 2>&1 || true

@@ -68,11 +68,12 @@ kconfig_get() {
 	fi
 }
 
-# kconfig_pid_params CONFIG_FILE: print "BASE_SMALL IS_64BIT" (each 0 or 1)
-# for a kernel .config. BASE_SMALL is an int (0/1) in 6.1 and a bool (y/n)
-# in later trees; both spellings are accepted.
+# kconfig_pid_params CONFIG_FILE: print "BASE_SMALL IS_64BIT KUNIT" (each
+# 0 or 1) for a kernel .config; KUNIT is 1 when the series' KUnit suite is
+# built in. BASE_SMALL is an int (0/1) in 6.1 and a bool (y/n) in later
+# trees; both spellings are accepted.
 kconfig_pid_params() {
-	local file=$1 small is64
+	local file=$1 small is64 kunit=0
 
 	[[ -r $file ]] || {
 		echo "kernel config '$file' is not readable" >&2
@@ -90,7 +91,8 @@ kconfig_pid_params() {
 	y) is64=1 ;;
 	*) is64=0 ;;
 	esac
-	echo "$small $is64"
+	[[ $(kconfig_get "$file" PID_MAX_KUNIT_TEST) == y ]] && kunit=1
+	echo "$small $is64 $kunit"
 }
 
 # expected_vars CPUS BASE_SMALL IS_64BIT: set EXP_MAX, EXP_MIN, EXP_LIMIT
@@ -150,14 +152,31 @@ expected_pid_max() {
 	echo "$EXP_MAX $EXP_MIN $EXP_LIMIT $EXP_CLAMPED"
 }
 
-# judge_boot RECORD CPUS ONLINE BASE_SMALL IS_64BIT: judge one boot from
-# its parse-console.sh RECORD against what was asked (CPUS possible,
-# ONLINE online) and the formula. Prints "VERDICT REASON": VERDICT is
-# pass, fail, timeout or panic; REASON is "-" on a pass. A boot passes
-# only when every check below holds.
+# The cases the KUnit suite "pid_max" must report, one per line.
+KUNIT_CASES_FILE=$(dirname "${BASH_SOURCE[0]}")/config/kunit-pid_max.cases
+
+# kunit_missing RECORD: print the first case of KUNIT_CASES_FILE that the
+# record's kunit_passed list lacks; print nothing when none is missing.
+kunit_missing() {
+	local passed=",$1," name
+	while read -r name; do
+		[[ -z $name || $name == \#* ]] && continue
+		[[ $passed == *",$name,"* ]] || {
+			echo "$name"
+			return
+		}
+	done <"$KUNIT_CASES_FILE"
+}
+
+# judge_boot RECORD CPUS ONLINE BASE_SMALL IS_64BIT [KUNIT]: judge one
+# boot from its parse-console.sh RECORD against what was asked (CPUS
+# possible, ONLINE online), the formula, and, when KUNIT is 1, the KUnit
+# suite's cases. Prints "VERDICT REASON": VERDICT is pass, fail, timeout
+# or panic; REASON is "-" on a pass. A boot passes only when every check
+# below holds.
 judge_boot() {
-	local record=$1 cpus=$2 online=$3 small=$4 is64=$5 kv
-	local exp_max exp_min exp_limit exp_clamped exp_line
+	local record=$1 cpus=$2 online=$3 small=$4 is64=$5 kunit=${6:-0} kv
+	local exp_max exp_min exp_limit exp_clamped exp_line missing
 	local -A r=()
 
 	for kv in $record; do
@@ -179,6 +198,12 @@ judge_boot() {
 		echo "fail guest checks failed: ${r[failed]:-?}"
 	elif [[ ${r[plan]:-none} == none || ${r[oks]:-0} != "${r[plan]}" ]]; then
 		echo "fail ${r[oks]:-0} guest results for a plan of ${r[plan]:-none}"
+	elif ((kunit)) && [[ ${r[kunit]:-none} != ok || ${r[kunit_notoks]:-0} != 0 ]]; then
+		echo "fail KUnit suite pid_max: ${r[kunit]:-none}, failed cases: ${r[kunit_failed]:-none}"
+	elif ((kunit)) && [[ ${r[kunit_oks]:-0} != "${r[kunit_plan]:-none}" ]]; then
+		echo "fail KUnit suite pid_max: ${r[kunit_oks]:-0} results for a plan of ${r[kunit_plan]:-none}"
+	elif ((kunit)) && missing=$(kunit_missing "${r[kunit_passed]:-}") && [[ -n $missing ]]; then
+		echo "fail KUnit suite pid_max: case $missing is missing"
 	elif [[ ${r[oops]:-0} == 1 ]]; then
 		echo "fail the console shows an oops, BUG or WARNING"
 	elif [[ ${r[possible]:-none} != "$cpus" ]]; then

@@ -5,8 +5,8 @@
 # Reads LOG (and LOG.meta from boot-guest.sh, when present) and prints
 # space-separated key=value pairs: the markers, the KTAP counts and the
 # names of failed guest checks, the CPU counts and pid_max values the
-# guest reported, the kernel's boot line, and any panic or oops seen on
-# the console. It only reads; judging is judge_boot() in lib.sh.
+# guest reported, the kernel's boot line, any panic or oops seen on the
+# console, and the results of the KUnit suite "pid_max" run at boot. It only reads; judging is judge_boot() in lib.sh.
 set -euo pipefail
 
 (($# == 1)) || {
@@ -42,10 +42,22 @@ BEGIN {
 	possible = online = pid_max = pid_max_min = pid_max_max = "none"
 	line_cpus = line_default = line_min = clamped = "none"
 	panic = oops = 0
+	kunit = "none"; kplan = "none"; kok = knotok = 0; knames = kfailed = ""
 }
 /Kernel panic - not syncing/ { panic = 1 }
 /(^|[] ])(Oops|BUG|WARNING)[: ]|Call Trace:/ { oops = 1 }
-/^PIDMAX-HARNESS-BEGIN$/ { begin = 1; next }
+# The KUnit suite of the series, run before init (nested KTAP).
+/^[ \t]+# Subtest: pid_max$/ { in_kunit = 1; kunit = "running"; next }
+in_kunit && /^[ \t]+1\.\.[0-9]+$/ { sub(/^[ \t]+1\.\./, ""); kplan = $0; next }
+in_kunit && /^[ \t]+ok [0-9]+ / { kok++; knames = knames "," $3; next }
+in_kunit && /^[ \t]+not ok [0-9]+ / {
+	knotok++
+	kfailed = kfailed (kfailed == "" ? "" : ",") $4
+	next
+}
+in_kunit && /^ok [0-9]+ pid_max$/ { kunit = "ok"; in_kunit = 0; next }
+in_kunit && /^not ok [0-9]+ pid_max$/ { kunit = "notok"; in_kunit = 0; next }
+/^PIDMAX-HARNESS-BEGIN$/ { begin = 1; in_kunit = 0; next }
 !begin { next }
 /^PIDMAX-HARNESS-END$/ { end = 1; next }
 /^1\.\.[0-9]+$/ { plan = substr($0, 4); next }
@@ -84,5 +96,10 @@ END {
 		possible, online, pid_max, pid_max_min, pid_max_max
 	printf " line_default=%s line_min=%s line_cpus=%s clamped=%s", \
 		line_default, line_min, line_cpus, clamped
-	printf " panic=%d oops=%d\n", panic, oops
+	printf " panic=%d oops=%d", panic, oops
+	printf " kunit=%s kunit_plan=%s kunit_oks=%d kunit_notoks=%d", \
+		kunit, kplan, kok, knotok
+	printf " kunit_failed=%s kunit_passed=%s\n", \
+		(kfailed == "" ? "none" : kfailed), \
+		(knames == "" ? "none" : substr(knames, 2))
 }'

@@ -34,7 +34,9 @@ Options:
                    expected values come from FILE's directory's .config
   --config FILE    the .config of --kernel FILE
   --tree T         kernel tree to build: 6.1 (default) or 6.12
-  --variant V      config variant to build: full (default) or small
+  --variant V      config variant to build: full (default), small
+                   (CONFIG_BASE_SMALL), or all (both, in DIR/full and
+                   DIR/small, side by side in DIR/variants.csv)
   --accel A        auto (default: KVM only if a probe boot passes),
                    tcg or kvm
   --build-dir DIR  where the tree and builds live (default: build/)
@@ -83,6 +85,10 @@ done
 hotplug=$(parse_cpu_list "$cpus_list") || die "--cpus: see above"
 online=$(parse_cpu_list "$online_list") || die "--online: see above"
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || die "--jobs wants a positive number, not '$jobs'"
+case $variant in
+full | small | all) ;;
+*) die "--variant wants full, small or all, not '$variant'" ;;
+esac
 case $accel in
 auto | tcg | kvm) ;;
 *) die "--accel wants auto, tcg or kvm, not '$accel'" ;;
@@ -90,6 +96,34 @@ esac
 [[ -n $hotplug || -n $online ]] || die "--cpus and --online are both empty: nothing to boot"
 
 "$HARNESS/deps.sh" build
+
+# --variant all: one sweep per variant, in DIR/full and DIR/small, and a
+# side-by-side table of the two in DIR/variants.csv.
+if [[ $variant == all ]]; then
+	[[ -z $kernel ]] || die "--variant all builds its own kernels; drop --kernel"
+	mkdir -p "$out"
+	rm -f "$out/variants.csv"
+	passed=0 failed=0
+	for v in full small; do
+		last=$("$0" --cpus "$cpus_list" --online "$online_list" --jobs "$jobs" \
+			--tree "$tree" --variant "$v" --accel "$accel" \
+			--build-dir "$build" --out "$out/$v" | tee /dev/stderr | tail -n 1) || true
+		[[ $last =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]] ||
+			die "the $v sweep ended without its summary line"
+		passed=$((passed + BASH_REMATCH[1]))
+		failed=$((failed + BASH_REMATCH[2]))
+	done
+	{
+		echo "cpus,online,full_pid_max,full_expected,full_verdict,small_pid_max,small_expected,small_verdict"
+		paste -d, <(tail -n +2 "$out/full/results.csv" | cut -d, -f1-4,8) \
+			<(tail -n +2 "$out/small/results.csv" | cut -d, -f3,4,8)
+	} >"$out/variants.csv.tmp"
+	mv "$out/variants.csv.tmp" "$out/variants.csv"
+	info "wrote $out/variants.csv (full and small side by side)"
+	echo "$passed passed, $failed failed"
+	((failed == 0))
+	exit
+fi
 
 mkdir -p "$build"
 build=$(cd "$build" && pwd)
@@ -106,7 +140,7 @@ else
 	label="$tree-$variant"
 fi
 params=$(kconfig_pid_params "$config") || die "cannot use $config"
-read -r small is64 <<<"$params"
+read -r small is64 kunit <<<"$params"
 initrd=$("$HARNESS/build-initramfs.sh" "$build")
 
 # A fresh results folder: nothing from an earlier or killed run stays.
@@ -163,7 +197,7 @@ finish() {
 	read -r name cpus want <<<"${job_of[$pid]}"
 	unset 'running[$pid]' 'job_of[$pid]'
 	record=$("$HARNESS/parse-console.sh" "$out/boots/$name.log")
-	read -r verdict reason < <(judge_boot "$record" "$cpus" "$want" "$small" "$is64")
+	read -r verdict reason < <(judge_boot "$record" "$cpus" "$want" "$small" "$is64" "$kunit")
 	printf '%s %s %s\n%s\n%s %s\n' "$name" "$cpus" "$want" "$record" \
 		"$verdict" "$reason" >"$out/boots/$name.rec"
 	done_count=$((done_count + 1))

@@ -26,17 +26,17 @@ expect_eq() {
 	}
 }
 
-# judge LOG CPUS ONLINE SMALL IS64: the verdict line for a recorded log.
+# judge LOG CPUS ONLINE SMALL IS64 [KUNIT]: the verdict for a recorded log.
 judge() {
 	local record
 	record=$("$HARNESS/parse-console.sh" "$1")
-	judge_boot "$record" "$2" "$3" "$4" "$5"
+	judge_boot "$record" "$2" "$3" "$4" "$5" "${6:-0}"
 }
 
-# edit_log SRC DST SED_SCRIPT: a copy of a recorded log, edited, with
-# its meta.
+# edit_log SRC DST SED_SCRIPT: a copy of a recorded log (serial line
+# ends CR LF made LF), edited, with its meta.
 edit_log() {
-	sed "$3" "$1" >"$2"
+	tr -d '\r' <"$1" | sed "$3" >"$2"
 	cp "$1.meta" "$2.meta"
 }
 
@@ -146,15 +146,15 @@ test_list_parser_bad() {
 
 test_kconfig_params() {
 	local rc=0 cfg="$TMP/cfg"
-	expect_eq "6.1 full" "$(kconfig_pid_params "$FIX/config-6.1-full")" "0 1" || rc=1
+	expect_eq "6.1 full" "$(kconfig_pid_params "$FIX/config-6.1-full")" "0 1 0" || rc=1
 	sed 's/^CONFIG_BASE_SMALL=0/CONFIG_BASE_SMALL=1/' "$FIX/config-6.1-full" >"$cfg"
-	expect_eq "6.1 small" "$(kconfig_pid_params "$cfg")" "1 1" || rc=1
+	expect_eq "6.1 small" "$(kconfig_pid_params "$cfg")" "1 1 0" || rc=1
 	sed 's/^CONFIG_BASE_SMALL=0/CONFIG_BASE_SMALL=y/' "$FIX/config-6.1-full" >"$cfg"
-	expect_eq "6.12 small" "$(kconfig_pid_params "$cfg")" "1 1" || rc=1
+	expect_eq "6.12 small" "$(kconfig_pid_params "$cfg")" "1 1 0" || rc=1
 	grep -v '^CONFIG_BASE_SMALL=' "$FIX/config-6.1-full" >"$cfg"
-	expect_eq "6.12 full" "$(kconfig_pid_params "$cfg")" "0 1" || rc=1
+	expect_eq "6.12 full" "$(kconfig_pid_params "$cfg")" "0 1 0" || rc=1
 	grep -v '^CONFIG_64BIT=' "$FIX/config-6.1-full" >"$cfg"
-	expect_eq "32-bit" "$(kconfig_pid_params "$cfg")" "0 0" || rc=1
+	expect_eq "32-bit" "$(kconfig_pid_params "$cfg")" "0 0 0" || rc=1
 	grep -v '^CONFIG_X86=' "$FIX/config-6.1-full" >"$cfg"
 	if kconfig_pid_params "$cfg" 2>/dev/null; then
 		echo "accepted a non-x86 config"
@@ -169,7 +169,7 @@ test_kconfig_params() {
 
 test_check_config() {
 	local frag="$TMP/frag"
-	"$HARNESS/check-config.sh" "$FIX/config-6.1-full" \
+	"$HARNESS/check-config.sh" "$FIX/config-6.1-full-kunit" \
 		"$HARNESS/config/pidmax.config" "$HARNESS/config/variant-full.config" || {
 		echo "the recorded full config fails its own fragments"
 		return 1
@@ -319,6 +319,35 @@ test_judge_recorded_hang() {
 		echo "hang: $v"
 		return 1
 	}
+}
+
+test_kunit_recorded_pass() {
+	local rc=0
+	expect_eq "params" "$(kconfig_pid_params "$FIX/config-6.1-full-kunit")" "0 1 1" || rc=1
+	expect_eq "kunit boot" "$(judge "$FIX/kunit-hotplug-040.log" 40 1 0 1 1)" "pass -" || rc=1
+	# A kernel built with the suite must show it: an old log lacks it.
+	expect_eq "no suite" "$(judge "$FIX/hotplug-033.log" 33 1 0 1 1)" \
+		"fail KUnit suite pid_max: none, failed cases: none" || rc=1
+	return $rc
+}
+
+test_kunit_failures_fail() {
+	local rc=0 v log="$TMP/kunit.log"
+	edit_log "$FIX/kunit-hotplug-040.log" "$log" \
+		's/^    ok 6 pid_max_no_overflow/    not ok 6 pid_max_no_overflow/; s/^ok 1 pid_max$/not ok 1 pid_max/'
+	v=$(judge "$log" 40 1 0 1 1)
+	expect_eq "failed case" "$v" \
+		"fail KUnit suite pid_max: notok, failed cases: pid_max_no_overflow" || rc=1
+	edit_log "$FIX/kunit-hotplug-040.log" "$log" '/^    ok 7 /d'
+	v=$(judge "$log" 40 1 0 1 1)
+	expect_eq "short of plan" "$v" "fail KUnit suite pid_max: 6 results for a plan of 7" || rc=1
+	edit_log "$FIX/kunit-hotplug-040.log" "$log" '/^    ok 5 /d; s/^    1\.\.7$/    1..6/'
+	v=$(judge "$log" 40 1 0 1 1)
+	expect_eq "case gone" "$v" "fail KUnit suite pid_max: case pid_max_base_small is missing" || rc=1
+	edit_log "$FIX/kunit-hotplug-040.log" "$log" '/^    ok 4 /,$d'
+	v=$(judge "$log" 40 1 0 1 1)
+	expect_eq "cut in the suite" "$v" "fail the guest's init never reported (qemu exit 0)" || rc=1
+	return $rc
 }
 
 # --- the report ------------------------------------------------------

@@ -4,12 +4,19 @@
 # Installs what it needs (as root), then runs, each as a step:
 #   lint               every shell script through shellcheck -S warning
 #   harness self-tests harness/tests/run-tests.sh (no VM)
-#   series checks      ci/check-series.sh: patch --fuzz=0, quilt, checkpatch
-#   sweep              harness/sweep-smp.sh: kernel build, then the hotplug
-#                      tier for every N in 1..255 and the online tier
+#   series checks      ci/check-series.sh on 6.1 and 6.12: patch --fuzz=0,
+#                      quilt push -a, checkpatch --strict
+#   sweep 6.1          harness/sweep-smp.sh: both variants (full, small),
+#                      hotplug tier 1..255, online tier at 7 counts
+#   mutants            harness/mutants.sh: every deliberate fault caught
+#   sweep 6.12         the full variant on the other tree Debian ships
 # A step that fails does not stop the others. Ends with the sum of all
 # steps as "N passed, N failed" and exits non-zero if anything failed.
 set -euo pipefail
+
+# All of it in main(): bash reads the whole script before running any
+# of it, so editing a script during a long run cannot derail the run.
+main() {
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$REPO"
@@ -43,8 +50,17 @@ mapfile -t scripts < <(git ls-files '*.sh' .ci/run 2>/dev/null || find . -name '
 step shellcheck shellcheck -S warning "${scripts[@]}"
 step self-tests harness/tests/run-tests.sh
 step series-6.1 ci/check-series.sh 6.1
-step sweep-6.1 harness/sweep-smp.sh --out "$out/6.1-full" \
-	--cpus 1-255 --online 1,2,32,33,64,128,255
+step series-6.12 ci/check-series.sh 6.12
+# 6.1, both variants: every N in the hotplug tier, seven online boots.
+step sweep-6.1 harness/sweep-smp.sh --tree 6.1 --variant all \
+	--out "$out/6.1" --cpus 1-255 --online 1,2,32,33,64,128,255
+step mutants-6.1 harness/mutants.sh --tree 6.1 --out "$out/mutants"
+# 6.12, full variant: every N in the hotplug tier, four online boots.
+step sweep-6.12 harness/sweep-smp.sh --tree 6.12 --variant full \
+	--out "$out/6.12" --cpus 1-255 --online 1,33,64,255
 
 echo "$passed passed, $failed failed"
 ((failed == 0))
+}
+
+main "$@"

@@ -4,13 +4,17 @@
 #
 # Usage: harness/build-kernel.sh BUILD_DIR TREE VARIANT [MUTANT_PATCH]
 #   TREE     6.1 or 6.12 (/usr/src/linux-source-TREE.tar.xz)
-#   VARIANT  full or small (harness/config/variant-VARIANT.config)
+#   VARIANT  full or small (harness/config/variant-VARIANT[-TREE].config)
 #   MUTANT   a patch pushed on top of the series (harness/mutants.sh);
 #            its vmlinux goes to kernel-TREE-VARIANT-mutant/
 # Prints the directory holding vmlinux and its .config. Each step runs
 # again only when its inputs (tarball, series, fragments) have changed;
 # the kernel's own make keeps the rebuild incremental.
 set -euo pipefail
+
+# All of it in main(): bash reads the whole script before running any
+# of it, so editing a script during a long run cannot derail the run.
+main() {
 
 HARNESS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(dirname "$HARNESS")
@@ -24,7 +28,9 @@ case $tree in
 *) die "unknown tree '$tree' (use 6.1 or 6.12)" ;;
 esac
 common="$HARNESS/config/pidmax.config"
-frag="$HARNESS/config/variant-$variant.config"
+# A tree may need its own spelling of a variant: 6.12 has no BASE_FULL.
+frag="$HARNESS/config/variant-$variant-$tree.config"
+[[ -r $frag ]] || frag="$HARNESS/config/variant-$variant.config"
 [[ -r $frag ]] || die "unknown variant '$variant' (no $frag)"
 
 tarball=/usr/src/linux-source-$tree.tar.xz
@@ -128,3 +134,6 @@ if [[ ! -f $out/vmlinux || $(cat "$out/.harness-build" 2>/dev/null) != "$build_i
 	echo "$build_id" >"$out/.harness-build"
 fi
 echo "$out"
+}
+
+main "$@"

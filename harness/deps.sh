@@ -13,7 +13,7 @@ set -euo pipefail
 BUILD_PKGS=(linux-source-6.1 xz-utils gcc make flex bison bc libelf-dev
 	libssl-dev perl quilt patch busybox-static cpio qemu-system-x86
 	gawk coreutils)
-TEST_PKGS=(shellcheck)
+TEST_PKGS=(shellcheck linux-source-6.12)
 
 mode=${1:-build}
 case $mode in

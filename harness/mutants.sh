@@ -10,6 +10,10 @@
 # be built. Ends with "N passed, N failed", one test per mutant.
 set -euo pipefail
 
+# All of it in main(): bash reads the whole script before running any
+# of it, so editing a script during a long run cannot derail the run.
+main() {
+
 HARNESS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(dirname "$HARNESS")
 # shellcheck source=harness/lib.sh
@@ -100,3 +104,6 @@ mv "$table" "$out/mutants.txt"
 sed 's/^/# /' "$out/mutants.txt"
 echo "$passed passed, $failed failed"
 ((failed == 0))
+}
+
+main "$@"

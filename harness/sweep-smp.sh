@@ -9,6 +9,10 @@
 #   report.sh           records -> results.ktap, results.csv
 set -euo pipefail
 
+# All of it in main(): bash reads the whole script before running any
+# of it, so editing a script during a long run cannot derail the run.
+main() {
+
 HARNESS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(dirname "$HARNESS")
 # shellcheck source=harness/lib.sh
@@ -150,7 +154,7 @@ rm -rf "$out/boots" "$out/jobs" "$out/results.ktap" "$out/results.csv"
 mkdir -p "$out/boots"
 
 # Every guest started is killed when the sweep ends, however it ends.
-declare -A running=()
+declare -gA running=()
 stop_guests() {
 	local pid
 	for pid in "${!running[@]}"; do
@@ -190,7 +194,7 @@ total=$(wc -l <"$out/jobs")
 info "booting $total guests ($label, $accel, $jobs at a time); results in $out"
 
 # finish PID: judge the boot PID ran and print its line.
-declare -A job_of=()
+declare -gA job_of=()
 done_count=0
 finish() {
 	local pid=$1 name cpus want record verdict reason
@@ -227,3 +231,6 @@ read -r passed failed < <("$HARNESS/report.sh" "$out")
 info "wrote $out/results.ktap and $out/results.csv"
 echo "$passed passed, $failed failed"
 ((failed == 0))
+}
+
+main "$@"

@@ -1,9 +1,9 @@
 #!/bin/bash
 # boot-guest.sh - boot one QEMU guest and keep its serial console log.
 #
-# Usage: harness/boot-guest.sh KERNEL INITRD CPUS ONLINE LOG TIMEOUT [ACCEL]
-#   CPUS    possible CPUs (QEMU maxcpus), 1..255
-#   ONLINE  CPUs online at boot: CPUS, or 1 for "-smp 1,maxcpus=CPUS"
+# Usage: harness/boot-guest.sh KERNEL INITRD SMP LOG TIMEOUT [ACCEL]
+#   SMP     QEMU's -smp: "N" (N CPUs online) or "1,maxcpus=N" (N possible,
+#           one online); N at most 255
 #   ACCEL   tcg (default) or kvm
 # Writes the console to LOG and "qemu_exit=.. timed_out=0|1 seconds=.."
 # to LOG.meta. A guest still running after TIMEOUT seconds is killed by
@@ -16,22 +16,17 @@ HARNESS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=harness/lib.sh
 . "$HARNESS/lib.sh"
 
-(($# == 6 || $# == 7)) ||
-	die "usage: ${0##*/} KERNEL INITRD CPUS ONLINE LOG TIMEOUT [ACCEL]"
-kernel=$1 initrd=$2 cpus=$3 online=$4 log=$5 timeout=$6 accel=${7:-tcg}
+(($# == 5 || $# == 6)) ||
+	die "usage: ${0##*/} KERNEL INITRD SMP LOG TIMEOUT [ACCEL]"
+kernel=$1 initrd=$2 smp=$3 log=$4 timeout=$5 accel=${6:-tcg}
 qemu=${QEMU:-qemu-system-x86_64}
 
 [[ -r $kernel ]] || die "kernel $kernel is not readable"
 [[ -r $initrd ]] || die "initramfs $initrd is not readable"
 command -v "$qemu" >/dev/null ||
 	die "$qemu not found: apt-get install qemu-system-x86"
-if ((online == cpus)); then
-	smp=$cpus
-elif ((online == 1)); then
-	smp="1,maxcpus=$cpus"
-else
-	die "ONLINE must be 1 or CPUS ($cpus), not $online"
-fi
+[[ $smp =~ ^[0-9]+(,maxcpus=[0-9]+)?$ ]] ||
+	die "SMP must be N or 1,maxcpus=N, not '$smp'"
 case $accel in
 tcg) accel_opt=tcg ;;
 kvm) accel_opt=kvm ;;

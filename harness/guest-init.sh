@@ -12,10 +12,26 @@ PATH=/bin
 export PATH
 SYSCTL=/proc/sys/kernel/pid_max
 
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-# Keep kernel messages off the console from here on; dmesg has them all.
-echo 1 >/proc/sys/kernel/printk
+# As PID 1, only set up, run the checks as a child, and reboot: a shell
+# that is PID 1 would die (and panic the kernel) on a failed fork, and
+# while it waits for the checks it reaps every orphan they leave.
+if [ "$$" = 1 ]; then
+	mount -t proc proc /proc
+	mount -t sysfs sysfs /sys
+	# Keep kernel messages off the console; dmesg has them all.
+	echo 1 >/proc/sys/kernel/printk
+	/bin/sh /init checks
+	reboot -f
+	# reboot -f only returns on failure; never let init exit.
+	while :; do sleep 60; done
+fi
+
+# "pidmax_harness=extended" on the command line (set by the harness for
+# a few boots, never a pid_max setting) adds the slower checks.
+extended=0
+case " $(cat /proc/cmdline) " in
+*" pidmax_harness=extended "*) extended=1 ;;
+esac
 
 n=0
 fails=0
@@ -40,9 +56,107 @@ try_write() {
 	return 2
 }
 
+# NEW_PID: run as $(eval "$NEW_PID"), the PID of one fresh process: the
+# command substitution forks once and exec keeps it to that one fork.
+# shellcheck disable=SC2016 # $$ is for the new shell to expand
+NEW_PID='exec sh -c "echo \$\$"'
+
+# bad_write NAME VALUE: a write that must fail with EINVAL and leave
+# pid_max as it was.
+bad_write() {
+	before=$(cat "$SYSCTL")
+	try_write "$2"
+	rc=$?
+	after=$(cat "$SYSCTL")
+	if [ $rc = 1 ] && [ "$after" = "$before" ]; then
+		ok "bad_write_$1"
+	else
+		not_ok "bad_write_$1" "write of '$2': status $rc, pid_max $before -> $after"
+		try_write "$boot" || true
+	fi
+}
+
+# The checks of "pidmax_harness=extended" boots: 13 KTAP lines.
+extended_checks() {
+	# Writes outside the range, or not numbers, get EINVAL.
+	bad_write below_min $((min - 1))
+	bad_write above_max $((max + 1))
+	bad_write zero 0
+	bad_write negative -1
+	bad_write non_numeric abc
+	bad_write empty ""
+	bad_write trailing_garbage 40000abc
+	bad_write 2pow31 2147483648
+	bad_write 2pow63 9223372036854775808
+	bad_write 2pow64 18446744073709551616
+	if try_write "$min" && [ "$(cat "$SYSCTL")" = "$min" ] &&
+		try_write "$max" && [ "$(cat "$SYSCTL")" = "$max" ] &&
+		try_write "$boot"; then
+		ok edge_writes_accepted
+	else
+		not_ok edge_writes_accepted "min $min or max $max refused"
+		try_write "$boot" || true
+	fi
+
+	# The PIDs above 32768 are really handed out, up to pid_max - 1,
+	# and allocation then wraps to a low PID.
+	if [ "$boot" -le 40002 ]; then
+		ok "pid_space_usable # SKIP pid_max $boot is not above 40002"
+	elif ! echo 40000 2>/dev/null >/proc/sys/kernel/ns_last_pid; then
+		not_ok pid_space_usable "cannot write ns_last_pid (CONFIG_CHECKPOINT_RESTORE?)"
+	else
+		high=$(eval "$NEW_PID")
+		echo $((boot - 2)) >/proc/sys/kernel/ns_last_pid
+		top=$(eval "$NEW_PID")
+		low=$(eval "$NEW_PID")
+		echo "# pids: after 40000: $high, after pid_max-2: $top, then: $low"
+		if [ "$high" -gt 32768 ] && [ "$top" = $((boot - 1)) ] &&
+			[ "$low" -lt 32768 ]; then
+			ok pid_space_usable
+		else
+			not_ok pid_space_usable "got PIDs $high, $top, $low"
+		fi
+	fi
+
+	# Exhaustion: with pid_max lowered to pid_max_min + 200, fork and
+	# hold processes until fork fails with EAGAIN (bounded: 2000 tries).
+	# The holders' parent dies of the failed fork; init reaps them.
+	try_write $((min + 200)) || true
+	rm -f /tmp/holders
+	(
+		i=0
+		while [ $i -lt 2000 ]; do
+			sleep 600 &
+			echo $! >>/tmp/holders
+			i=$((i + 1))
+		done
+	) 2>/tmp/fork.err
+	held=$(wc -l </tmp/holders)
+	# shellcheck disable=SC2046 # one PID per word
+	kill $(cat /tmp/holders) 2>/dev/null
+	try_write "$boot" || true
+	again=""
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		again=$(eval "$NEW_PID" 2>/dev/null) && break
+		sleep 1
+	done
+	echo "# exhaustion: $held holders, then: $(head -n 1 /tmp/fork.err)"
+	if grep -q 'Resource temporarily unavailable' /tmp/fork.err &&
+		[ "$held" -lt 2000 ] && kill -0 1 && [ -n "$again" ] &&
+		[ "$(cat "$SYSCTL")" = "$boot" ]; then
+		ok pid_exhaustion_recovers
+	else
+		not_ok pid_exhaustion_recovers "held $held, new PID '$again'"
+	fi
+}
+
 echo "PIDMAX-HARNESS-BEGIN"
 echo "KTAP version 1"
-echo "1..6"
+if [ $extended = 1 ]; then
+	echo "1..19"
+else
+	echo "1..6"
+fi
 echo "# cmdline: $(cat /proc/cmdline)"
 echo "# cpus: possible=$(cat /sys/devices/system/cpu/possible) online=$(cat /sys/devices/system/cpu/online)"
 
@@ -65,6 +179,7 @@ echo "# boot_line: $line"
 
 # 3. pid_max_min, found from user space by bisection: the smallest value
 #    a write accepts. Invariant: lo is refused with EINVAL, hi accepted.
+min=301 max=4194304 # used by the extended checks if a probe fails
 lo=1
 hi=$boot
 probe=ok
@@ -82,6 +197,7 @@ done
 if [ "$probe" = ok ] && ! try_write $((hi - 1)) && try_write "$hi"; then
 	ok pid_max_min_probe
 	echo "# pid_max_min: $hi"
+	min=$hi
 else
 	not_ok pid_max_min_probe "$probe"
 	echo "# pid_max_min: unknown"
@@ -106,6 +222,7 @@ done
 if [ "$probe" = ok ] && ! try_write $((lo + 1)) && try_write "$lo"; then
 	ok pid_max_max_probe
 	echo "# pid_max_max: $lo"
+	max=$lo
 else
 	not_ok pid_max_max_probe "$probe"
 	echo "# pid_max_max: unknown"
@@ -118,7 +235,9 @@ else
 	not_ok pid_max_restored "pid_max is $(cat "$SYSCTL"), not $boot"
 fi
 
-# 6. A clean kernel log: no warning, bug, oops or panic anywhere.
+[ $extended = 1 ] && extended_checks
+
+# Last: a clean kernel log, no warning, bug, oops or panic anywhere.
 bad=$(dmesg | grep -v -i 'command line:' |
 	grep -E 'WARNING|BUG|Oops|Call Trace|panic' | head -n 5)
 if [ -z "$bad" ]; then
@@ -130,6 +249,3 @@ fi
 
 echo "# totals: pass:$((n - fails)) fail:$fails"
 echo "PIDMAX-HARNESS-END"
-reboot -f
-# reboot -f only returns on failure; never let init exit (that panics).
-while :; do sleep 60; done

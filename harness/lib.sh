@@ -168,14 +168,19 @@ kunit_missing() {
 	done <"$KUNIT_CASES_FILE"
 }
 
-# judge_boot RECORD CPUS ONLINE BASE_SMALL IS_64BIT [KUNIT]: judge one
-# boot from its parse-console.sh RECORD against what was asked (CPUS
-# possible, ONLINE online), the formula, and, when KUNIT is 1, the KUnit
-# suite's cases. Prints "VERDICT REASON": VERDICT is pass, fail, timeout
-# or panic; REASON is "-" on a pass. A boot passes only when every check
+# judge_boot RECORD CPUS ONLINE BASE_SMALL IS_64BIT [KUNIT [PID_MAX
+#            [SYSCTL_ERR]]]: judge one boot from its parse-console.sh
+# RECORD against what was asked (CPUS possible, ONLINE online), the
+# formula, and, when KUNIT is 1, the KUnit suite's cases. PID_MAX, when
+# given, is the value /proc must show instead of the formula's (a
+# sysctl.kernel.pid_max= override; the boot line still shows the
+# formula's), and SYSCTL_ERR 1 says the kernel must have refused such an
+# override. Prints "VERDICT REASON": VERDICT is pass, fail, timeout or
+# panic; REASON is "-" on a pass. A boot passes only when every check
 # below holds.
 judge_boot() {
-	local record=$1 cpus=$2 online=$3 small=$4 is64=$5 kunit=${6:-0} kv
+	local record=$1 cpus=$2 online=$3 small=$4 is64=$5 kunit=${6:-0}
+	local want=${7:-} want_err=${8:-0} kv
 	local exp_max exp_min exp_limit exp_clamped exp_line missing
 	local -A r=()
 
@@ -185,6 +190,7 @@ judge_boot() {
 	read -r exp_max exp_min exp_limit exp_clamped < <(expected_pid_max "$cpus" "$small" "$is64")
 	exp_line=no
 	((exp_clamped)) && exp_line=yes
+	[[ -n $want ]] || want=$exp_max
 
 	if [[ ${r[timed_out]:-0} == 1 ]]; then
 		echo "timeout TIMEOUT: guest killed after ${r[seconds]:-?}s"
@@ -210,8 +216,8 @@ judge_boot() {
 		echo "fail the guest has ${r[possible]:-no} possible CPUs, not $cpus"
 	elif [[ ${r[online]:-none} != "$online" ]]; then
 		echo "fail the guest has ${r[online]:-no} online CPUs, not $online"
-	elif [[ ${r[pid_max]:-none} != "$exp_max" ]]; then
-		echo "fail pid_max ${r[pid_max]:-none}, expected $exp_max"
+	elif [[ ${r[pid_max]:-none} != "$want" ]]; then
+		echo "fail pid_max ${r[pid_max]:-none}, expected $want"
 	elif [[ ${r[pid_max_min]:-none} != "$exp_min" ]]; then
 		echo "fail pid_max_min ${r[pid_max_min]:-none}, expected $exp_min"
 	elif [[ ${r[pid_max_max]:-none} != "$exp_limit" ]]; then
@@ -222,6 +228,12 @@ judge_boot() {
 		echo "fail boot line nr_cpu_ids ${r[line_cpus]:-none}, expected $cpus"
 	elif [[ ${r[clamped]:-none} != "$exp_line" ]]; then
 		echo "fail boot line clamped: ${r[clamped]:-none}, expected $exp_line"
+	elif [[ ${r[sysctl_err]:-0} != "$want_err" ]]; then
+		if ((want_err)); then
+			echo "fail the kernel did not refuse the sysctl.kernel.pid_max= setting"
+		else
+			echo "fail the kernel refused the sysctl.kernel.pid_max= setting"
+		fi
 	else
 		echo "pass -"
 	fi

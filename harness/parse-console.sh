@@ -41,10 +41,11 @@ BEGIN {
 	begin = end = 0; plan = "none"; oks = notoks = 0; failed = ""
 	possible = online = pid_max = pid_max_min = pid_max_max = "none"
 	line_cpus = line_default = line_min = clamped = "none"
-	panic = oops = 0
+	panic = oops = sysctl_err = 0
 	kunit = "none"; kplan = "none"; kok = knotok = 0; knames = kfailed = ""
 }
 /Kernel panic - not syncing/ { panic = 1 }
+/Failed to set sysctl parameter .kernel\.pid_max=/ { sysctl_err = 1 }
 /(^|[] ])(Oops|BUG|WARNING)[: ]|Call Trace:/ { oops = 1 }
 # The KUnit suite of the series, run before init (nested KTAP).
 /^[ \t]+# Subtest: pid_max$/ { in_kunit = 1; kunit = "running"; next }
@@ -96,7 +97,7 @@ END {
 		possible, online, pid_max, pid_max_min, pid_max_max
 	printf " line_default=%s line_min=%s line_cpus=%s clamped=%s", \
 		line_default, line_min, line_cpus, clamped
-	printf " panic=%d oops=%d", panic, oops
+	printf " panic=%d oops=%d sysctl_err=%d", panic, oops, sysctl_err
 	printf " kunit=%s kunit_plan=%s kunit_oks=%d kunit_notoks=%d", \
 		kunit, kplan, kok, knotok
 	printf " kunit_failed=%s kunit_passed=%s\n", \

@@ -2,8 +2,8 @@
 # report.sh - write a sweep's results.ktap and results.csv.
 #
 # Usage: harness/report.sh OUT_DIR
-# Reads OUT_DIR/jobs (one "NAME CPUS ONLINE EXPECTED EXPECTED_MIN" a line,
-# in sweep order) and each OUT_DIR/boots/NAME.rec written by
+# Reads OUT_DIR/jobs (see sweep-smp.sh for its fields, a job a line, in
+# sweep order) and each OUT_DIR/boots/NAME.rec written by
 # sweep-smp.sh. A job with no record counts as failed ("not run"). Both
 # files are written under a temporary name and renamed at the end, so a
 # killed report never leaves a complete-looking file behind. Prints
@@ -43,7 +43,7 @@ field() {
 } >"$ktap"
 echo "cpus,online,pid_max,expected,pid_max_min,expected_min,seconds,verdict" >"$csv"
 
-while read -r name cpus _online expected expected_min; do
+while read -r name cpus _online _smp expected expected_min _; do
 	i=$((i + 1))
 	rec="$out/boots/$name.rec"
 	log="$out/boots/$name.log"

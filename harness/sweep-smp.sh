@@ -41,6 +41,10 @@ Options:
   --variant V      config variant to build: full (default), small
                    (CONFIG_BASE_SMALL), or all (both, in DIR/full and
                    DIR/small, side by side in DIR/variants.csv)
+  --scenarios Y/N  yes (default): also boot the six scenario guests: the
+                   extended checks (bad writes, PIDs above 32768,
+                   exhaustion), sysctl.kernel.pid_max= in and out of
+                   range, nr_cpus=, possible_cpus= and maxcpus=
   --accel A        auto (default: KVM only if a probe boot passes),
                    tcg or kvm
   --build-dir DIR  where the tree and builds live (default: build/)
@@ -61,6 +65,7 @@ config=""
 tree=6.1
 variant=full
 accel=auto
+scenarios=yes
 build="$REPO/build"
 out="$REPO/results"
 
@@ -77,6 +82,7 @@ while (($#)); do
 	--tree) need_arg "$@"; tree=$2; shift ;;
 	--variant) need_arg "$@"; variant=$2; shift ;;
 	--accel) need_arg "$@"; accel=$2; shift ;;
+	--scenarios) need_arg "$@"; scenarios=$2; shift ;;
 	--build-dir) need_arg "$@"; build=$2; shift ;;
 	--out) need_arg "$@"; out=$2; shift ;;
 	-h | --help) usage; exit 0 ;;
@@ -97,7 +103,12 @@ case $accel in
 auto | tcg | kvm) ;;
 *) die "--accel wants auto, tcg or kvm, not '$accel'" ;;
 esac
-[[ -n $hotplug || -n $online ]] || die "--cpus and --online are both empty: nothing to boot"
+case $scenarios in
+yes | no) ;;
+*) die "--scenarios wants yes or no, not '$scenarios'" ;;
+esac
+[[ -n $hotplug || -n $online || $scenarios == yes ]] ||
+	die "--cpus and --online are both empty and --scenarios is no: nothing to boot"
 
 "$HARNESS/deps.sh" build
 
@@ -110,6 +121,7 @@ if [[ $variant == all ]]; then
 	passed=0 failed=0
 	for v in full small; do
 		last=$("$0" --cpus "$cpus_list" --online "$online_list" --jobs "$jobs" \
+			--scenarios "$scenarios" \
 			--tree "$tree" --variant "$v" --accel "$accel" \
 			--build-dir "$build" --out "$out/$v" | tee /dev/stderr | tail -n 1) || true
 		[[ $last =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]] ||
@@ -170,7 +182,7 @@ if [[ $accel == auto ]]; then
 	accel=tcg
 	if [[ -r /dev/kvm && -w /dev/kvm ]]; then
 		probe="$out/boots/kvm-probe.log"
-		"$HARNESS/boot-guest.sh" "$kernel" "$initrd" 1 1 "$probe" 20 kvm &
+		"$HARNESS/boot-guest.sh" "$kernel" "$initrd" 1 "$probe" 20 kvm &
 		running[$!]=probe
 		wait "$!" || true
 		unset 'running[$!]'
@@ -181,15 +193,38 @@ if [[ $accel == auto ]]; then
 	info "accelerator: $accel (KVM probe boot: $([[ $accel == kvm ]] && echo passed || echo 'failed or no /dev/kvm'))"
 fi
 
-# The job list: NAME CPUS ONLINE EXPECTED EXPECTED_MIN, in boot order.
+# The job list, in boot order, a job a line:
+#   NAME CPUS ONLINE SMP EXPECTED EXPECTED_MIN APPEND SYSCTL_ERR
+# CPUS and ONLINE are what the guest must report, SMP is QEMU's -smp,
+# EXPECTED the pid_max it must show (the formula's unless an override
+# applies), APPEND extra kernel parameters ("-": none) and SYSCTL_ERR 1
+# when the kernel must reject a sysctl.kernel.pid_max= setting.
+: >"$out/jobs"
+add_job() {
+	local name=$1 cpus=$2 online=$3 smp=$4 append=${5:--} want=${6:-} err=${7:-0}
+	expected_vars "$cpus" "$small" "$is64"
+	echo "$label-$name $cpus $online $smp ${want:-$EXP_MAX} $EXP_MIN $append $err" >>"$out/jobs"
+}
 for n in $hotplug; do
-	read -r e emin _ < <(expected_pid_max "$n" "$small" "$is64")
-	printf '%s-hotplug-%03d %d 1 %s %s\n' "$label" "$n" "$n" "$e" "$emin"
-done >"$out/jobs"
+	add_job "$(printf 'hotplug-%03d' "$n")" "$n" 1 "1,maxcpus=$n"
+done
 for n in $online; do
-	read -r e emin _ < <(expected_pid_max "$n" "$small" "$is64")
-	printf '%s-online-%03d %d %d %s %s\n' "$label" "$n" "$n" "$n" "$e" "$emin"
-done >>"$out/jobs"
+	add_job "$(printf 'online-%03d' "$n")" "$n" "$n" "$n"
+done
+if [[ $scenarios == yes ]]; then
+	# A 64-CPU guest (pid_max above 32768 when full-sized) runs the slow
+	# checks: bad writes, PIDs above 32768 and the wrap, exhaustion.
+	add_job extended-064 64 1 1,maxcpus=64 pidmax_harness=extended
+	# The command line override still works on top of the heuristic
+	# (30000 is in range for both variants) and is refused out of range.
+	add_job sysctl-override 64 1 1,maxcpus=64 sysctl.kernel.pid_max=30000 30000
+	add_job sysctl-too-low 64 1 1,maxcpus=64 sysctl.kernel.pid_max=100 "" 1
+	# nr_cpus= and possible_cpus= lower nr_cpu_ids, so pid_max follows;
+	# maxcpus= only limits the CPUs brought up, so pid_max does not.
+	add_job nr_cpus-40 40 1 1,maxcpus=64 nr_cpus=40
+	add_job possible_cpus-40 40 1 1,maxcpus=64 possible_cpus=40
+	add_job maxcpus-2 40 2 40 maxcpus=2
+fi
 total=$(wc -l <"$out/jobs")
 info "booting $total guests ($label, $accel, $jobs at a time); results in $out"
 
@@ -197,30 +232,32 @@ info "booting $total guests ($label, $accel, $jobs at a time); results in $out"
 declare -gA job_of=()
 done_count=0
 finish() {
-	local pid=$1 name cpus want record verdict reason
-	read -r name cpus want <<<"${job_of[$pid]}"
+	local pid=$1 name cpus online want err record verdict reason
+	read -r name cpus online want err <<<"${job_of[$pid]}"
 	unset 'running[$pid]' 'job_of[$pid]'
 	record=$("$HARNESS/parse-console.sh" "$out/boots/$name.log")
-	read -r verdict reason < <(judge_boot "$record" "$cpus" "$want" "$small" "$is64" "$kunit")
-	printf '%s %s %s\n%s\n%s %s\n' "$name" "$cpus" "$want" "$record" \
+	read -r verdict reason < <(judge_boot "$record" "$cpus" "$online" \
+		"$small" "$is64" "$kunit" "$want" "$err")
+	printf '%s %s %s\n%s\n%s %s\n' "$name" "$cpus" "$online" "$record" \
 		"$verdict" "$reason" >"$out/boots/$name.rec"
 	done_count=$((done_count + 1))
-	printf '[%d/%d] %-24s %-7s pid_max=%s %s\n' "$done_count" "$total" \
+	printf '[%d/%d] %-28s %-7s pid_max=%s %s\n' "$done_count" "$total" \
 		"$name" "$verdict" "$(sed -n 's/.* pid_max=\([^ ]*\).*/\1/p' <<<"$record")" \
 		"$([[ $verdict == pass ]] || echo "($reason)")"
 }
 
-while read -r name cpus want _; do
+while read -r name cpus online smp want _ append err; do
 	while ((${#running[@]} >= jobs)); do
 		wait -n -p pid "${!running[@]}" || true
 		finish "$pid"
 	done
 	# Generous: a one-CPU boot takes 1-3 s, 255 online CPUs under 60 s.
-	timeout=$((60 + want))
-	"$HARNESS/boot-guest.sh" "$kernel" "$initrd" "$cpus" "$want" \
-		"$out/boots/$name.log" "$timeout" "$accel" &
+	timeout=$((60 + ${smp%%,*}))
+	[[ $append == - ]] && append=""
+	GUEST_APPEND=$append "$HARNESS/boot-guest.sh" "$kernel" "$initrd" \
+		"$smp" "$out/boots/$name.log" "$timeout" "$accel" &
 	running[$!]=1
-	job_of[$!]="$name $cpus $want"
+	job_of[$!]="$name $cpus $online $want $err"
 done <"$out/jobs"
 while ((${#running[@]} > 0)); do
 	wait -n -p pid "${!running[@]}" || true

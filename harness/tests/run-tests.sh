@@ -26,11 +26,12 @@ expect_eq() {
 	}
 }
 
-# judge LOG CPUS ONLINE SMALL IS64 [KUNIT]: the verdict for a recorded log.
+# judge LOG CPUS ONLINE SMALL IS64 [KUNIT [PID_MAX [SYSCTL_ERR]]]: the
+# verdict for a recorded log.
 judge() {
 	local record
 	record=$("$HARNESS/parse-console.sh" "$1")
-	judge_boot "$record" "$2" "$3" "$4" "$5" "${6:-0}"
+	judge_boot "$record" "$2" "$3" "$4" "$5" "${6:-0}" "${7:-}" "${8:-0}"
 }
 
 # edit_log SRC DST SED_SCRIPT: a copy of a recorded log (serial line
@@ -350,12 +351,34 @@ test_kunit_failures_fail() {
 	return $rc
 }
 
+test_judge_recorded_scenarios() {
+	local rc=0
+	expect_eq "extended" "$(judge "$FIX/extended-064.log" 64 1 0 1 1)" "pass -" || rc=1
+	expect_eq "override" "$(judge "$FIX/sysctl-override.log" 64 1 0 1 1 30000)" "pass -" || rc=1
+	expect_eq "override, formula expected" "$(judge "$FIX/sysctl-override.log" 64 1 0 1 1)" \
+		"fail pid_max 30000, expected 65536" || rc=1
+	expect_eq "refused" "$(judge "$FIX/sysctl-too-low.log" 64 1 0 1 1 "" 1)" "pass -" || rc=1
+	expect_eq "refusal unexpected" "$(judge "$FIX/sysctl-too-low.log" 64 1 0 1 1 "" 0)" \
+		"fail the kernel refused the sysctl.kernel.pid_max= setting" || rc=1
+	expect_eq "refusal missing" "$(judge "$FIX/sysctl-override.log" 64 1 0 1 1 30000 1)" \
+		"fail the kernel did not refuse the sysctl.kernel.pid_max= setting" || rc=1
+	return $rc
+}
+
+test_judge_extended_failures() {
+	local v log="$TMP/ext.log"
+	edit_log "$FIX/extended-064.log" "$log" 's/^ok \([0-9]*\) bad_write_2pow63$/not ok \1 bad_write_2pow63 # accepted/'
+	v=$(judge "$log" 64 1 0 1 1)
+	expect_eq "bad write accepted" "$v" "fail guest checks failed: bad_write_2pow63"
+}
+
 # --- the report ------------------------------------------------------
 
 test_report_counts_missing_boots() {
 	local out="$TMP/report" rc=0
 	mkdir -p "$out/boots"
-	printf 'a-hotplug-255 255 1 261120 2040\na-online-033 33 33 33792 301\n' >"$out/jobs"
+	printf '%s\n' "a-hotplug-255 255 1 1,maxcpus=255 261120 2040 - 0" \
+		"a-online-033 33 33 33 33792 301 - 0" >"$out/jobs"
 	cp "$FIX/hotplug-255.log" "$out/boots/a-hotplug-255.log"
 	printf 'a-hotplug-255 255 1\n%s\npass -\n' \
 		"$("$HARNESS/parse-console.sh" "$FIX/hotplug-255.log")" >"$out/boots/a-hotplug-255.rec"
@@ -385,7 +408,7 @@ test_boot_fake_hang_is_killed() {
 	: >"$pids"
 	QEMU="$TESTS/fake-qemu.sh" FAKE_QEMU_MODE=hang FAKE_QEMU_PIDFILE="$pids" \
 		"$HARNESS/boot-guest.sh" "$FIX/config-6.1-full" "$FIX/config-6.1-full" \
-		4 1 "$log" 2
+		1,maxcpus=4 "$log" 2
 	grep -q 'timed_out=1' "$log.meta" || {
 		echo "meta: $(cat "$log.meta")"
 		return 1
@@ -402,7 +425,7 @@ test_boot_fake_crash_fails() {
 	local log="$TMP/crash.log"
 	QEMU="$TESTS/fake-qemu.sh" FAKE_QEMU_MODE=crash \
 		"$HARNESS/boot-guest.sh" "$FIX/config-6.1-full" "$FIX/config-6.1-full" \
-		4 1 "$log" 5
+		1,maxcpus=4 "$log" 5
 	expect_eq "crash" "$(judge "$log" 4 1 0 1)" \
 		"fail the guest's init never reported (qemu exit 1)"
 }
@@ -412,7 +435,7 @@ sweep() {
 	QEMU="$TESTS/fake-qemu.sh" FAKE_QEMU_MODE=replay FAKE_QEMU_LOG="$3" \
 		"$HARNESS/sweep-smp.sh" --accel tcg --kernel "$FIX/config-6.1-full" \
 		--config "$FIX/config-6.1-full" --build-dir "$TMP/build" \
-		--out "$TMP/sweep" --cpus "$1" --online "$2"
+		--out "$TMP/sweep" --cpus "$1" --online "$2" --scenarios no
 }
 
 test_sweep_fake_pass() {
@@ -465,7 +488,7 @@ test_sweep_interrupted_leaves_nothing() {
 	QEMU="$TESTS/fake-qemu.sh" FAKE_QEMU_MODE=hang FAKE_QEMU_PIDFILE="$pids" \
 		"$HARNESS/sweep-smp.sh" --accel tcg --kernel "$FIX/config-6.1-full" \
 		--config "$FIX/config-6.1-full" --build-dir "$TMP/build" \
-		--out "$TMP/int" --cpus 1-4 --online "" --jobs 2 >/dev/null 2>&1 &
+		--out "$TMP/int" --cpus 1-4 --online "" --scenarios no --jobs 2 >/dev/null 2>&1 &
 	spid=$!
 	for ((i = 0; i < 100; i++)); do
 		(($(wc -l <"$pids") >= 2)) && break

@@ -9,10 +9,11 @@
 set -euo pipefail
 
 # The kernel tree under test comes from Debian's own source package;
-# gcc..libssl-dev build it, busybox-static and cpio make the initramfs.
+# gcc..libssl-dev build it, busybox-static and cpio make the initramfs,
+# gnuplot-nox draws the results.
 BUILD_PKGS=(linux-source-6.1 xz-utils gcc make flex bison bc libelf-dev
 	libssl-dev perl quilt patch busybox-static cpio qemu-system-x86
-	gawk coreutils)
+	gawk coreutils gnuplot-nox)
 TEST_PKGS=(shellcheck linux-source-6.12)
 
 mode=${1:-build}

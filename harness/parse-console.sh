@@ -44,6 +44,8 @@ BEGIN {
 	panic = oops = sysctl_err = 0
 	kunit = "none"; kplan = "none"; kok = knotok = 0; knames = kfailed = ""
 }
+# A kernel with CONFIG_PRINTK_TIME (or printk.time=1) stamps its lines.
+{ sub(/^\[ *[0-9]+\.[0-9]+\] /, "") }
 /Kernel panic - not syncing/ { panic = 1 }
 /Failed to set sysctl parameter .kernel\.pid_max=/ { sysctl_err = 1 }
 /(^|[] ])(Oops|BUG|WARNING)[: ]|Call Trace:/ { oops = 1 }

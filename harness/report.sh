@@ -1,5 +1,6 @@
 #!/bin/bash
-# report.sh - write a sweep's results.ktap and results.csv.
+# report.sh - write a sweep's results.ktap, results.csv and, for CI
+# systems, results.xml (JUnit).
 #
 # Usage: harness/report.sh OUT_DIR
 # Reads OUT_DIR/jobs (see sweep-smp.sh for its fields, a job a line, in
@@ -23,7 +24,21 @@ out=$1
 njobs=$(wc -l <"$out/jobs")
 ktap="$out/results.ktap.tmp"
 csv="$out/results.csv.tmp"
+xml="$out/results.xml.tmp"
+cases="$out/results.cases.tmp"
+: >"$cases"
 passed=0 failed=0 i=0
+
+# xml_escape TEXT: TEXT with XML's five special characters escaped.
+xml_escape() {
+	local s=$1
+	s=${s//&/&amp;}
+	s=${s//</&lt;}
+	s=${s//>/&gt;}
+	s=${s//\"/&quot;}
+	s=${s//\'/&apos;}
+	printf '%s' "$s"
+}
 
 # field KEY RECORD: the value of KEY in a parse-console.sh record.
 field() {
@@ -70,6 +85,18 @@ while read -r name cpus _online _smp expected expected_min _; do
 		*) echo "not ok $i $name # $reason" ;;
 		esac >>"$ktap"
 	fi
+	# The JUnit case: a <failure> with the reason unless it passed.
+	seconds=$(field seconds "$record")
+	[[ $seconds =~ ^[0-9.]+$ ]] || seconds=0
+	{
+		printf '  <testcase classname="pid_max" name="%s" time="%s">\n' \
+			"$(xml_escape "$name")" "$seconds"
+		if [[ $verdict != pass ]]; then
+			printf '    <failure type="%s" message="%s">console log: boots/%s.log</failure>\n' \
+				"$verdict" "$(xml_escape "$reason")" "$(xml_escape "$name")"
+		fi
+		echo "  </testcase>"
+	} >>"$cases"
 	printf '%s,%s,%s,%s,%s,%s,%s,%s\n' "$cpus" "$(field online "$record")" \
 		"$(field pid_max "$record")" "$expected" \
 		"$(field pid_max_min "$record")" "$expected_min" \
@@ -77,6 +104,16 @@ while read -r name cpus _online _smp expected expected_min _; do
 done <"$out/jobs"
 
 echo "# totals: pass:$passed fail:$failed" >>"$ktap"
+{
+	echo '<?xml version="1.0" encoding="UTF-8"?>'
+	printf '<testsuites tests="%d" failures="%d">\n' "$njobs" "$failed"
+	printf ' <testsuite name="pid_max sweep" tests="%d" failures="%d">\n' "$njobs" "$failed"
+	sed 's/^/ /' "$cases"
+	echo " </testsuite>"
+	echo "</testsuites>"
+} >"$xml"
+rm -f "$cases"
+mv "$xml" "$out/results.xml"
 mv "$csv" "$out/results.csv"
 mv "$ktap" "$out/results.ktap"
 echo "$passed $failed"

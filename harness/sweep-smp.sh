@@ -51,9 +51,10 @@ Options:
   --out DIR        where results go (default: results/)
   -h, --help       this text
 
-Writes DIR/results.ktap, DIR/results.csv and DIR/boots/*.log, prints a
-line per boot, ends with "N passed, N failed", and exits non-zero when
-anything failed.
+Writes DIR/results.ktap, DIR/results.csv, DIR/results.xml (JUnit),
+DIR/pid_max.svg and .png (gnuplot) and DIR/boots/*.log, prints a line
+per boot (and a progress line on a terminal), ends with
+"N passed, N failed", and exits non-zero when anything failed.
 EOF
 }
 
@@ -136,6 +137,7 @@ if [[ $variant == all ]]; then
 	} >"$out/variants.csv.tmp"
 	mv "$out/variants.csv.tmp" "$out/variants.csv"
 	info "wrote $out/variants.csv (full and small side by side)"
+	"$HARNESS/plot.sh" "$out" >/dev/null || info "warning: no plot (see above)"
 	echo "$passed passed, $failed failed"
 	((failed == 0))
 	exit
@@ -230,7 +232,11 @@ info "booting $total guests ($label, $accel, $jobs at a time); results in $out"
 
 # finish PID: judge the boot PID ran and print its line.
 declare -gA job_of=()
-done_count=0
+done_count=0 fail_count=0
+start_time=$(date +%s)
+# A progress line on a terminal only: done/total, failures, time left.
+progress=0
+[[ -t 2 ]] && progress=1
 finish() {
 	local pid=$1 name cpus online want err record verdict reason
 	read -r name cpus online want err <<<"${job_of[$pid]}"
@@ -241,9 +247,16 @@ finish() {
 	printf '%s %s %s\n%s\n%s %s\n' "$name" "$cpus" "$online" "$record" \
 		"$verdict" "$reason" >"$out/boots/$name.rec"
 	done_count=$((done_count + 1))
+	[[ $verdict == pass ]] || fail_count=$((fail_count + 1))
+	((progress)) && printf '\r\033[K' >&2
 	printf '[%d/%d] %-28s %-7s pid_max=%s %s\n' "$done_count" "$total" \
 		"$name" "$verdict" "$(sed -n 's/.* pid_max=\([^ ]*\).*/\1/p' <<<"$record")" \
 		"$([[ $verdict == pass ]] || echo "($reason)")"
+	if ((progress)); then
+		local spent=$(($(date +%s) - start_time))
+		printf '%d/%d done, %d failed, about %ds left' "$done_count" "$total" \
+			"$fail_count" $((spent * (total - done_count) / done_count)) >&2
+	fi
 }
 
 while read -r name cpus online smp want _ append err; do
@@ -264,8 +277,10 @@ while ((${#running[@]} > 0)); do
 	finish "$pid"
 done
 
+((progress)) && printf '\r\033[K' >&2
 read -r passed failed < <("$HARNESS/report.sh" "$out")
-info "wrote $out/results.ktap and $out/results.csv"
+info "wrote $out/results.ktap, results.csv and results.xml"
+"$HARNESS/plot.sh" "$out" >/dev/null || info "warning: no plot (see above)"
 echo "$passed passed, $failed failed"
 ((failed == 0))
 }

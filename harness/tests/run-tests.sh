@@ -332,6 +332,11 @@ test_kunit_recorded_pass() {
 	return $rc
 }
 
+# A console with printk timestamps (printk.time=1) parses the same.
+test_kunit_recorded_with_timestamps() {
+	expect_eq "printk.time=1" "$(judge "$FIX/printk-time-001.log" 1 1 0 1 1)" "pass -"
+}
+
 test_kunit_failures_fail() {
 	local rc=0 v log="$TMP/kunit.log"
 	edit_log "$FIX/kunit-hotplug-040.log" "$log" \
@@ -397,7 +402,16 @@ test_report_counts_missing_boots() {
 		echo "KTAP lacks the nested guest results"
 		rc=1
 	}
-	[[ ! -e $out/results.csv.tmp && ! -e $out/results.ktap.tmp ]] || rc=1
+	expect_eq "junit cases" "$(grep -c '<testcase ' "$out/results.xml")" 2 || rc=1
+	grep -q '<testsuite name="pid_max sweep" tests="2" failures="1">' "$out/results.xml" || {
+		echo "junit suite line: $(grep '<testsuite ' "$out/results.xml")"
+		rc=1
+	}
+	grep -q '<failure type="fail" message="not run: the sweep was interrupted">' "$out/results.xml" || {
+		echo "junit lacks the failure"
+		rc=1
+	}
+	[[ ! -e $out/results.csv.tmp && ! -e $out/results.ktap.tmp && ! -e $out/results.xml.tmp ]] || rc=1
 	return $rc
 }
 

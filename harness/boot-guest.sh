@@ -49,8 +49,17 @@ cleanup() {
 }
 trap cleanup INT TERM HUP
 
+# BOOT_STYLE=kunit boots the way the kernel's kunit.py boots x86_64 (a
+# bzImage, 1 GiB, QEMU's default accelerator options, console=ttyS0 and
+# nothing else): bench.sh's reference.
+args=(-machine pc -accel "$accel_opt" -m 512M)
+if [[ ${BOOT_STYLE:-} == kunit ]]; then
+	args=(-m 1024)
+	append="console=ttyS0${GUEST_APPEND:+ $GUEST_APPEND}"
+fi
+
 start=$(date +%s.%N)
-"$qemu" -machine pc -accel "$accel_opt" -m 512M -smp "$smp" \
+"$qemu" "${args[@]}" -smp "$smp" \
 	-nodefaults -display none -no-reboot \
 	-serial "file:$log" \
 	-kernel "$kernel" -initrd "$initrd" -append "$append" \

@@ -13,7 +13,7 @@ HARNESS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 (($# == 1)) || die "usage: ${0##*/} BUILD_DIR"
 build=$1
-busybox=/bin/busybox
+busybox=${BUSYBOX:-/bin/busybox} # the self-tests point it elsewhere
 gen="$build/bin/gen_init_cpio"
 out="$build/initramfs.cpio"
 

@@ -18,6 +18,9 @@ main() {
 
 HARNESS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(dirname "$HARNESS")
+# Where series and patches are read from; bench.sh points it at an
+# edited copy to time the rebuild after a change to one patch.
+SERIES_DIR=${PIDMAX_SERIES_DIR:-$REPO}
 # shellcheck source=harness/lib.sh
 . "$HARNESS/lib.sh"
 
@@ -33,7 +36,8 @@ frag="$HARNESS/config/variant-$variant-$tree.config"
 [[ -r $frag ]] || frag="$HARNESS/config/variant-$variant.config"
 [[ -r $frag ]] || die "unknown variant '$variant' (no $frag)"
 
-tarball=/usr/src/linux-source-$tree.tar.xz
+# $PIDMAX_TARBALL overrides the tarball (the self-tests use a fake one).
+tarball=${PIDMAX_TARBALL:-/usr/src/linux-source-$tree.tar.xz}
 [[ -r $tarball ]] ||
 	die "$tarball is missing: apt-get install linux-source-$tree"
 
@@ -76,12 +80,13 @@ fi
 
 # 2. The series, pushed with quilt and no fuzz. A changed series is
 #    popped and pushed again, which touches only the patched files.
-mapfile -t patches < <(grep -v -E '^[[:space:]]*(#|$)' "$REPO/series")
-((${#patches[@]} > 0)) || die "$REPO/series lists no patches"
-series_files=("$REPO/series")
+[[ -r $SERIES_DIR/series ]] || die "$SERIES_DIR/series is missing"
+mapfile -t patches < <(grep -v -E '^[[:space:]]*(#|$)' "$SERIES_DIR/series")
+((${#patches[@]} > 0)) || die "$SERIES_DIR/series lists no patches"
+series_files=("$SERIES_DIR/series")
 for p in "${patches[@]}"; do
-	[[ -r $REPO/$p ]] || die "series names $p, which does not exist"
-	series_files+=("$REPO/$p")
+	[[ -r $SERIES_DIR/$p ]] || die "series names $p, which does not exist"
+	series_files+=("$SERIES_DIR/$p")
 done
 series_id=$(hash_of "${series_files[@]}" ${mutant:+"$mutant"})
 export QUILT_PATCHES=patches QUILT_PC=.pc
@@ -102,6 +107,9 @@ if [[ $(cat "$src/.harness-series" 2>/dev/null) != "$series_id" ]]; then
 	if ! (cd "$src" && quilt push -a -q --fuzz=0) >>"$log" 2>&1; then
 		tail -n 15 "$log" >&2
 		(cd "$src" && quilt pop -a -f -q) >/dev/null 2>&1 || true
+		# Nothing applied any more: drop quilt's state with the series.
+		(cd "$src" && quilt applied) >/dev/null 2>&1 ||
+			rm -rf "$src/.pc" "$src/patches"
 		die "the series does not apply to linux-source-$tree with --fuzz=0; refresh the patches (log: $log)"
 	fi
 	echo "$series_id" >"$src/.harness-series"

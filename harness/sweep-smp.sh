@@ -112,6 +112,8 @@ esac
 	die "--cpus and --online are both empty and --scenarios is no: nothing to boot"
 
 "$HARNESS/deps.sh" build
+command -v "${QEMU:-qemu-system-x86_64}" >/dev/null ||
+	die "${QEMU:-qemu-system-x86_64} not found: apt-get install qemu-system-x86"
 
 # --variant all: one sweep per variant, in DIR/full and DIR/small, and a
 # side-by-side table of the two in DIR/variants.csv.

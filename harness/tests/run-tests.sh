@@ -527,6 +527,78 @@ test_sweep_interrupted_leaves_nothing() {
 	}
 }
 
+# --- missing tools, a stale series, a full disk ----------------------
+
+# must_fail WANT_MESSAGE CMD...: CMD exits non-zero, says WANT_MESSAGE,
+# and reports no pass.
+must_fail() {
+	local want=$1 out
+	shift
+	if out=$("$@" 2>&1); then
+		echo "succeeded: $*"
+		return 1
+	fi
+	[[ $out == *"$want"* ]] || {
+		echo "message lacks '$want': $out"
+		return 1
+	}
+	if grep -qE '^[1-9][0-9]* passed' <<<"$out"; then
+		echo "reported a pass: $out"
+		return 1
+	fi
+}
+
+test_missing_qemu_named() {
+	QEMU=/nonexistent/qemu-system-x86_64 must_fail \
+		"not found: apt-get install qemu-system-x86" \
+		"$HARNESS/sweep-smp.sh" --kernel "$FIX/config-6.1-full" --cpus 1 \
+		--online "" --scenarios no --out "$TMP/noqemu"
+}
+
+test_missing_busybox_named() {
+	BUSYBOX=/nonexistent/busybox must_fail "apt-get install busybox-static" \
+		"$HARNESS/build-initramfs.sh" "$TMP/nobusybox"
+}
+
+test_missing_tarball_named() {
+	PIDMAX_TARBALL=/nonexistent/linux-source-6.1.tar.xz must_fail \
+		"apt-get install linux-source-6.1" \
+		"$HARNESS/build-kernel.sh" "$TMP/notarball" 6.1 full
+}
+
+# A tree whose kernel/pid.c is not the one the series was made for.
+test_stale_series_refused() {
+	local tree="$TMP/stale/linux-source-6.1" b="$TMP/stale-build"
+	mkdir -p "$tree/kernel"
+	printf 'int pid_max = 1;\n' >"$tree/kernel/pid.c"
+	tar -C "$TMP/stale" -cJf "$TMP/stale.tar.xz" linux-source-6.1
+	PIDMAX_TARBALL="$TMP/stale.tar.xz" must_fail \
+		"the series does not apply to linux-source-6.1 with --fuzz=0" \
+		"$HARNESS/build-kernel.sh" "$b" 6.1 full || return 1
+	[[ ! -e $b/src/linux-source-6.1/.harness-series ]] || {
+		echo "a failed push was recorded as applied"
+		return 1
+	}
+	[[ ! -d $b/src/linux-source-6.1/.pc ]] || {
+		echo "a failed push left patches applied"
+		return 1
+	}
+}
+
+# A full disk: the initramfs is written into /dev/full.
+test_full_disk_named() {
+	local b="$TMP/full"
+	mkdir -p "$b/bin"
+	printf '#!/bin/sh\nhead -c 1048576 /dev/zero\n' >"$b/bin/gen_init_cpio"
+	chmod +x "$b/bin/gen_init_cpio"
+	ln -s /dev/full "$b/initramfs.cpio.tmp"
+	must_fail "gen_init_cpio failed (disk full?)" "$HARNESS/build-initramfs.sh" "$b" || return 1
+	[[ ! -e $b/initramfs.cpio ]] || {
+		echo "a failed write left an initramfs behind"
+		return 1
+	}
+}
+
 # --- runner ----------------------------------------------------------
 
 mapfile -t tests < <(declare -F | awk '$3 ~ /^test_/ { print $3 }')

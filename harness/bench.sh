@@ -1,0 +1,143 @@
+#!/bin/bash
+# bench.sh - measure, in one run, what the harness costs on this machine:
+# a cold kernel build, a rebuild after a change to one patch, single
+# boots (-smp 1, -smp 1,maxcpus=255, 64/128/255 CPUs online), the whole
+# hotplug tier 1..255, and a reference boot of the same kernel the way
+# the kernel's kunit.py boots x86_64. Every figure is also given as a
+# ratio to that reference. Measures only: it asserts no time.
+#
+# Usage: harness/bench.sh [--out DIR] [--runs N]
+#   --out DIR  results (default results/bench): bench.csv, bench.txt
+#   --runs N   boots per single-boot figure, median taken (default 5;
+#              the online boots run ceil(N/2) times)
+# Builds in DIR/build, from scratch, so the cold figure is honest.
+set -euo pipefail
+
+HARNESS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(dirname "$HARNESS")
+# shellcheck source=harness/lib.sh
+. "$HARNESS/lib.sh"
+
+main() {
+out="$REPO/results/bench"
+runs=5
+while (($#)); do
+	case $1 in
+	--out) out=${2:?--out needs a value}; shift ;;
+	--runs) runs=${2:?--runs needs a value}; shift ;;
+	-h | --help) sed -n '2,14p' "$0"; exit 0 ;;
+	*) die "unknown option '$1' (see --help)" ;;
+	esac
+	shift
+done
+[[ $runs =~ ^[1-9][0-9]*$ ]] || die "--runs wants a positive number, not '$runs'"
+"$HARNESS/deps.sh" build
+
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+build="$out/build"
+rows="$out/bench.rows.tmp"
+: >"$rows"
+
+# now: seconds since the epoch, with nanoseconds.
+now() { date +%s.%N; }
+# elapsed START: seconds since START, two decimals.
+elapsed() { awk -v s="$1" -v e="$(now)" 'BEGIN { printf "%.2f", e - s }'; }
+# median: the median of the numbers on stdin.
+median() {
+	sort -n | awk '{ v[NR] = $1 } END {
+		if (NR == 0) { print "nan"; exit }
+		if (NR % 2) print v[(NR + 1) / 2]
+		else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+# row METRIC SECONDS RUNS TARGET: one figure.
+row() {
+	echo "$1,$2,$3,$4" >>"$rows"
+	info "$1: ${2}s (runs: $3)"
+}
+
+# boots NAME SMP COUNT [STYLE KERNEL]: boot COUNT times, print each
+# duration; a boot that does not reach its final marker stops the bench.
+boots() {
+	local name=$1 smp=$2 count=$3 style=${4:-} k=${5:-$kernel} i log
+	for ((i = 1; i <= count; i++)); do
+		log="$out/boots/$name-$i.log"
+		BOOT_STYLE=$style "$HARNESS/boot-guest.sh" "$k" "$initrd" "$smp" \
+			"$log" $((60 + ${smp%%,*})) tcg
+		"$HARNESS/parse-console.sh" "$log" | grep -q ' end=1 ' ||
+			die "$name boot $i did not reach its final marker: $log"
+		sed 's/.* seconds=\([0-9.]*\).*/\1/' "$log.meta"
+	done
+}
+
+rm -rf "$build" "$out/boots"
+mkdir -p "$build" "$out/boots"
+
+# 1. Cold build: unpack, quilt push, configure, build vmlinux.
+t=$(now)
+kdir=$("$HARNESS/build-kernel.sh" "$build" 6.1 full)
+row cold_build "$(elapsed "$t")" 1 240
+kernel="$kdir/vmlinux"
+
+# 2. Rebuild after a change to one patch: an edited copy of the series
+#    (a word of a comment in 0001), then back to the real one.
+series=$(mktemp -d)
+trap 'rm -rf "$series"' EXIT
+cp "$REPO"/series "$REPO"/*.patch "$series/"
+sed -i 's/^+\t \* Scale the default and the minimum pid_max/+\t * Scale the boot default and the minimum pid_max/' \
+	"$series/0001-pid-scale-pid_max-with-nr_cpu_ids.patch"
+cmp -s "$series/0001-pid-scale-pid_max-with-nr_cpu_ids.patch" \
+	"$REPO/0001-pid-scale-pid_max-with-nr_cpu_ids.patch" &&
+	die "could not edit the copy of 0001 for the rebuild figure"
+t=$(now)
+PIDMAX_SERIES_DIR=$series "$HARNESS/build-kernel.sh" "$build" 6.1 full >/dev/null
+row rebuild_one_patch "$(elapsed "$t")" 1 60
+kdir=$("$HARNESS/build-kernel.sh" "$build" 6.1 full)
+initrd=$("$HARNESS/build-initramfs.sh" "$build")
+
+# 3. The reference: the same kernel as a bzImage, booted like kunit.py.
+make -C "$build/src/linux-source-6.1" O="$build/obj-6.1-full" -j"$(nproc)" \
+	bzImage >"$build/logs/bzImage.log" 2>&1 || die "bzImage build failed: $build/logs/bzImage.log"
+bzimage="$build/obj-6.1-full/arch/x86/boot/bzImage"
+ref=$(boots reference-kunit-py 1 "$runs" kunit "$bzimage" | median)
+row reference_kunit_py_boot "$ref" "$runs" ""
+
+# 4. Single boots, medians.
+# (Each in a variable first: a failed boot then stops the bench.)
+half=$(((runs + 1) / 2))
+v=$(boots smp-1 1 "$runs" | median)
+row boot_smp_1 "$v" "$runs" 1.0
+v=$(boots maxcpus-255 1,maxcpus=255 "$runs" | median)
+row boot_maxcpus_255 "$v" "$runs" ""
+v=$(boots online-64 64 "$half" | median)
+row boot_online_64 "$v" "$half" ""
+v=$(boots online-128 128 "$half" | median)
+row boot_online_128 "$v" "$half" ""
+v=$(boots online-255 255 "$half" | median)
+row boot_online_255 "$v" "$half" 30
+
+# 5. The whole hotplug tier, as users run it (2 guests at a time).
+t=$(now)
+"$HARNESS/sweep-smp.sh" --kernel "$kernel" --accel tcg --cpus all \
+	--online "" --scenarios no --build-dir "$build" \
+	--out "$out/hotplug-tier" >"$out/hotplug-tier.log" 2>&1 ||
+	die "the hotplug tier failed: $out/hotplug-tier.log"
+row hotplug_tier_1_255 "$(elapsed "$t")" 1 240
+
+# The report: CSV and a text table, each figure also as x reference.
+{
+	echo "metric,seconds,runs,ratio_to_reference,target_seconds"
+	awk -F, -v ref="$ref" '{ printf "%s,%s,%s,%.2f,%s\n", $1, $2, $3, $2 / ref, $4 }' "$rows"
+} >"$out/bench.csv.tmp"
+mv "$out/bench.csv.tmp" "$out/bench.csv"
+{
+	echo "harness/bench.sh, $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs ($(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)), $(qemu-system-x86_64 --version | head -n 1)"
+	printf '%-24s %9s %5s %12s %8s\n' metric seconds runs x_reference target
+	awk -F, -v ref="$ref" '{
+		printf "%-24s %9s %5s %12.2f %8s\n", $1, $2, $3, $2 / ref, ($4 == "" ? "-" : $4) }' "$rows"
+} >"$out/bench.txt"
+rm -f "$rows"
+cat "$out/bench.txt"
+}
+
+main "$@"

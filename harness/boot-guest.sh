@@ -34,9 +34,11 @@ kvm) accel_opt=kvm ;;
 esac
 
 # lpj= skips delay-loop calibration and tsc=reliable the clocksource
-# watchdog: both cost seconds per CPU under TCG. panic=-1 turns a panic
+# watchdog: both cost seconds per CPU under TCG. Expedited RCU grace
+# periods save about 0.3 s of a one-CPU boot. panic=-1 turns a panic
 # into a reset, which -no-reboot turns into a QEMU exit.
-append="console=ttyS0 lpj=10000000 tsc=reliable panic=-1${GUEST_APPEND:+ $GUEST_APPEND}"
+append="console=ttyS0 lpj=10000000 tsc=reliable rcupdate.rcu_expedited=1 panic=-1"
+append+=${GUEST_APPEND:+ $GUEST_APPEND}
 
 rm -f "$log" "$log.meta"
 qpid=

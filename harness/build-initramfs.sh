@@ -49,6 +49,9 @@ list="$build/initramfs.list"
 {
 	echo "dir /dev 0755 0 0"
 	echo "nod /dev/console 0600 0 0 c 5 1"
+	# The shell points a background job's stdin at /dev/null; without
+	# it every "sleep &" of the exhaustion check died at once.
+	echo "nod /dev/null 0666 0 0 c 1 3"
 	echo "dir /bin 0755 0 0"
 	echo "dir /proc 0755 0 0"
 	echo "dir /sys 0755 0 0"

@@ -6,7 +6,8 @@
 #   build-initramfs.sh  busybox-static + guest-init.sh -> initramfs.cpio
 #   boot-guest.sh       one QEMU boot -> console log
 #   parse-console.sh    console log -> record; lib.sh judges it
-#   report.sh           records -> results.ktap, results.csv
+#   report.sh           records -> results.ktap, results.csv, results.xml
+#   plot.sh             results.csv -> pid_max.svg, pid_max.png
 set -euo pipefail
 
 # All of it in main(): bash reads the whole script before running any
@@ -24,7 +25,8 @@ Usage: harness/sweep-smp.sh [OPTION]...
 Boot QEMU guests with 1..255 possible CPUs and check that pid_max is
 max(32768, 1024 * nr_cpu_ids) clamped to PID_MAX_LIMIT in each.
 
-Two tiers, set on the QEMU command line only:
+Two tiers, set on the QEMU command line only (the kernel command line
+carries no pid_max setting), and six scenario boots:
   hotplug  -smp 1,maxcpus=N: N possible CPUs, one online (fast)
   online   -smp N: all N CPUs online
 
@@ -33,7 +35,8 @@ Options:
                    LIST is like 1,2,32-34,255; "" skips the tier
   --online LIST    online tier CPU counts
                    (default: 1,2,32,33,64,128,255); "" skips the tier
-  --jobs N         guests booted at once (default: 2)
+  --jobs N         guests booted at once (default: 2); a guest with 16
+                   or more CPUs online always boots alone
   --kernel FILE    boot this vmlinux instead of building one; the
                    expected values come from FILE's directory's .config
   --config FILE    the .config of --kernel FILE

@@ -95,6 +95,24 @@ kconfig_pid_params() {
 	echo "$small $is64 $kunit"
 }
 
+# kconfig_version CONFIG_FILE: the kernel version a .config was made for
+# ("6.12.118"), from its header.
+kconfig_version() {
+	sed -n 's|^# Linux/[^ ]* \([0-9][0-9.]*\) Kernel Configuration$|\1|p' "$1" | head -n 1
+}
+
+# tcg_counts_hotplug_cpus VERSION: true when an x86 kernel of VERSION
+# counts the not-present CPUs of QEMU's MADT (Enabled=0) as possible
+# under TCG. Since 6.3, acpi_is_processor_usable() counts them only for
+# a detected hypervisor, and TCG is not one: -smp 1,maxcpus=N then gives
+# one possible CPU. KVM would be detected.
+tcg_counts_hotplug_cpus() {
+	local major minor
+	IFS=. read -r major minor _ <<<"$1"
+	[[ $major =~ ^[0-9]+$ && $minor =~ ^[0-9]+$ ]] || return 0
+	((major < 6 || (major == 6 && minor < 3)))
+}
+
 # expected_vars CPUS BASE_SMALL IS_64BIT: set EXP_MAX, EXP_MIN, EXP_LIMIT
 # and EXP_CLAMPED to what the patched kernel must compute for CPUS CPU
 # ids on x86 (4 KiB pages):

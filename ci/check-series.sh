@@ -56,9 +56,12 @@ check "pristine_again_$tree" bash -c "! find '$work' -name '*.rej' -o -name '*.o
 mkdir "$work/patches"
 cp "$REPO/series" "${patches[@]/#/$REPO/}" "$work/patches/"
 check "quilt_push_all_$tree" bash -c "cd '$work' && QUILT_PATCHES=patches quilt push -a -q --fuzz=0"
+# From the top of the pristine tree, as its own docs ask, and with the
+# patch's absolute path: given a relative path to a file git tracks in
+# the current directory, checkpatch checks the file as source instead.
 for p in "${patches[@]}"; do
 	check "checkpatch_strict_$tree ${p%.patch}" \
-		"$work/scripts/checkpatch.pl" --strict --no-tree -q "$REPO/$p"
+		bash -c "cd '$work' && scripts/checkpatch.pl --strict -q '$REPO/$p'"
 done
 echo "# totals: pass:$passed fail:$failed"
 echo "$passed passed, $failed failed"

@@ -214,90 +214,54 @@ test_judge_recorded_passes() {
 
 test_judge_wrong_expectations_fail() {
 	local rc=0 v
-	v=$(judge "$FIX/hotplug-255.log" 254 1 0 1)
-	[[ $v == "fail the guest has 255 possible CPUs, not 254" ]] || {
-		echo "wrong CPU count: $v"
-		rc=1
-	}
-	v=$(judge "$FIX/online-008.log" 8 1 0 1)
-	[[ $v == "fail the guest has 8 online CPUs, not 1" ]] || {
-		echo "wrong online count: $v"
-		rc=1
-	}
-	v=$(judge "$FIX/hotplug-255.log" 255 1 1 1)
-	[[ $v == "fail pid_max 261120, expected 32768" ]] || {
-		echo "wrong variant: $v"
-		rc=1
-	}
+	expect_eq "wrong CPU count" "$(judge "$FIX/hotplug-255.log" 254 1 0 1)" \
+		"fail the guest has 255 possible CPUs, not 254" || rc=1
+	expect_eq "wrong online count" "$(judge "$FIX/online-008.log" 8 1 0 1)" \
+		"fail the guest has 8 online CPUs, not 1" || rc=1
+	expect_eq "wrong variant" "$(judge "$FIX/hotplug-255.log" 255 1 1 1)" \
+		"fail pid_max 261120, expected 32768" || rc=1
 	return $rc
 }
 
 test_judge_wrong_values_fail() {
 	local rc=0 v log="$TMP/edited.log"
 	edit_log "$FIX/hotplug-255.log" "$log" 's/^# pid_max: 261120/# pid_max: 261119/'
-	v=$(judge "$log" 255 1 0 1)
-	[[ $v == "fail pid_max 261119, expected 261120" ]] || {
-		echo "pid_max off by one: $v"
-		rc=1
-	}
+	expect_eq "pid_max off by one" "$(judge "$log" 255 1 0 1)" \
+		"fail pid_max 261119, expected 261120" || rc=1
 	edit_log "$FIX/hotplug-255.log" "$log" 's/^# pid_max_min: 2040/# pid_max_min: 301/'
-	v=$(judge "$log" 255 1 0 1)
-	[[ $v == "fail pid_max_min 301, expected 2040" ]] || {
-		echo "unscaled minimum: $v"
-		rc=1
-	}
+	expect_eq "unscaled minimum" "$(judge "$log" 255 1 0 1)" \
+		"fail pid_max_min 301, expected 2040" || rc=1
 	edit_log "$FIX/hotplug-255.log" "$log" 's/nr_cpu_ids: 255/nr_cpu_ids: 1/'
-	v=$(judge "$log" 255 1 0 1)
-	[[ $v == "fail boot line nr_cpu_ids 1, expected 255" ]] || {
-		echo "boot line CPU count: $v"
-		rc=1
-	}
+	expect_eq "boot line CPU count" "$(judge "$log" 255 1 0 1)" \
+		"fail boot line nr_cpu_ids 1, expected 255" || rc=1
 	edit_log "$FIX/hotplug-255.log" "$log" 's/clamped: no/clamped: yes/'
-	v=$(judge "$log" 255 1 0 1)
-	[[ $v == "fail boot line clamped: yes, expected no" ]] || {
-		echo "boot line clamp: $v"
-		rc=1
-	}
+	expect_eq "boot line clamp" "$(judge "$log" 255 1 0 1)" \
+		"fail boot line clamped: yes, expected no" || rc=1
 	return $rc
 }
 
 test_judge_guest_failures() {
 	local rc=0 v log="$TMP/edited.log"
 	edit_log "$FIX/hotplug-255.log" "$log" 's/^ok 3 pid_max_min_probe/not ok 3 pid_max_min_probe # 1 was accepted/'
-	v=$(judge "$log" 255 1 0 1)
-	[[ $v == "fail guest checks failed: pid_max_min_probe" ]] || {
-		echo "not ok line: $v"
-		rc=1
-	}
+	expect_eq "not ok line" "$(judge "$log" 255 1 0 1)" \
+		"fail guest checks failed: pid_max_min_probe" || rc=1
 	edit_log "$FIX/hotplug-255.log" "$log" '/^ok 5 /d'
-	v=$(judge "$log" 255 1 0 1)
-	[[ $v == "fail 5 guest results for a plan of 6" ]] || {
-		echo "missing result: $v"
-		rc=1
-	}
+	expect_eq "missing result" "$(judge "$log" 255 1 0 1)" \
+		"fail 5 guest results for a plan of 6" || rc=1
 	edit_log "$FIX/hotplug-255.log" "$log" 's/^Run \/init as init process/WARNING: CPU: 0 PID: 1 at kernel\/pid.c:650 pid_idr_init+0x0\/0x0\n&/'
-	v=$(judge "$log" 255 1 0 1)
-	[[ $v == "fail the console shows an oops, BUG or WARNING" ]] || {
-		echo "warning on the console: $v"
-		rc=1
-	}
+	expect_eq "warning on the console" "$(judge "$log" 255 1 0 1)" \
+		"fail the console shows an oops, BUG or WARNING" || rc=1
 	return $rc
 }
 
 test_judge_truncated_logs_fail() {
 	local rc=0 v log="$TMP/cut.log"
 	edit_log "$FIX/hotplug-255.log" "$log" '/^ok 4 /,$d'
-	v=$(judge "$log" 255 1 0 1)
-	[[ $v == "fail no final marker: the guest stopped before its checks ended" ]] || {
-		echo "cut in the checks: $v"
-		rc=1
-	}
+	expect_eq "cut in the checks" "$(judge "$log" 255 1 0 1)" \
+		"fail no final marker: the guest stopped before its checks ended" || rc=1
 	edit_log "$FIX/hotplug-255.log" "$log" '/^PIDMAX-HARNESS-BEGIN/,$d'
-	v=$(judge "$log" 255 1 0 1)
-	[[ $v == "fail the guest's init never reported (qemu exit 0)" ]] || {
-		echo "cut before init: $v"
-		rc=1
-	}
+	expect_eq "cut before init" "$(judge "$log" 255 1 0 1)" \
+		"fail the guest's init never reported (qemu exit 0)" || rc=1
 	: >"$log"
 	v=$(judge "$log" 255 1 0 1)
 	[[ $v == fail* ]] || {

@@ -142,10 +142,15 @@ extended_checks() {
 
 	# Exhaustion: with pid_max lowered to pid_max_min + 200, fork and
 	# hold processes until fork fails with EAGAIN (bounded: 2000 tries).
-	# The holders' parent dies of the failed fork; init reaps them.
-	try_write $((min + 200)) || true
+	# All of it happens in a subshell that dies of the failed fork; its
+	# EXIT trap, with builtins only (nothing can fork then), puts
+	# pid_max back and kills the holders before anyone else needs a PID.
+	# Orphaned holders are reaped by init.
 	rm -f /tmp/holders
 	(
+		trap 'echo "$boot" >"$SYSCTL"
+			while read -r p; do kill "$p"; done </tmp/holders' EXIT
+		echo $((min + 200)) >"$SYSCTL"
 		i=0
 		while [ $i -lt 2000 ]; do
 			sleep 600 &
@@ -154,9 +159,6 @@ extended_checks() {
 		done
 	) 2>/tmp/fork.err
 	held=$(wc -l </tmp/holders)
-	# shellcheck disable=SC2046 # one PID per word
-	kill $(cat /tmp/holders) 2>/dev/null
-	try_write "$boot" || true
 	again=""
 	for i in 1 2 3 4 5 6 7 8 9 10; do
 		again=$(eval "$NEW_PID" 2>/dev/null) && break

@@ -170,6 +170,19 @@ expected_pid_max() {
 	echo "$EXP_MAX $EXP_MIN $EXP_LIMIT $EXP_CLAMPED"
 }
 
+# record_field KEY RECORD: the value of KEY in a parse-console.sh record
+# ("none" when it has no such key).
+record_field() {
+	local kv
+	for kv in $2; do
+		if [[ ${kv%%=*} == "$1" ]]; then
+			echo "${kv#*=}"
+			return
+		fi
+	done
+	echo none
+}
+
 # The cases the KUnit suite "pid_max" must report, one per line.
 KUNIT_CASES_FILE=$(dirname "${BASH_SOURCE[0]}")/config/kunit-pid_max.cases
 

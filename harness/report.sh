@@ -11,6 +11,9 @@
 # "PASSED FAILED" on stdout.
 set -euo pipefail
 
+# shellcheck source=harness/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
 (($# == 1)) || {
 	echo "usage: ${0##*/} OUT_DIR" >&2
 	exit 2
@@ -38,18 +41,6 @@ xml_escape() {
 	s=${s//\"/&quot;}
 	s=${s//\'/&apos;}
 	printf '%s' "$s"
-}
-
-# field KEY RECORD: the value of KEY in a parse-console.sh record.
-field() {
-	local kv
-	for kv in $2; do
-		[[ ${kv%%=*} == "$1" ]] && {
-			echo "${kv#*=}"
-			return
-		}
-	done
-	echo none
 }
 
 {
@@ -86,7 +77,7 @@ while read -r name cpus _online _smp expected expected_min _; do
 		esac >>"$ktap"
 	fi
 	# The JUnit case: a <failure> with the reason unless it passed.
-	seconds=$(field seconds "$record")
+	seconds=$(record_field seconds "$record")
 	[[ $seconds =~ ^[0-9.]+$ ]] || seconds=0
 	{
 		printf '  <testcase classname="pid_max" name="%s" time="%s">\n' \
@@ -97,10 +88,10 @@ while read -r name cpus _online _smp expected expected_min _; do
 		fi
 		echo "  </testcase>"
 	} >>"$cases"
-	printf '%s,%s,%s,%s,%s,%s,%s,%s\n' "$cpus" "$(field online "$record")" \
-		"$(field pid_max "$record")" "$expected" \
-		"$(field pid_max_min "$record")" "$expected_min" \
-		"$(field seconds "$record")" "$verdict" >>"$csv"
+	printf '%s,%s,%s,%s,%s,%s,%s,%s\n' "$cpus" "$(record_field online "$record")" \
+		"$(record_field pid_max "$record")" "$expected" \
+		"$(record_field pid_max_min "$record")" "$expected_min" \
+		"$(record_field seconds "$record")" "$verdict" >>"$csv"
 done <"$out/jobs"
 
 echo "# totals: pass:$passed fail:$failed" >>"$ktap"

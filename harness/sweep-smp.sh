@@ -185,20 +185,32 @@ stop_guests() {
 trap 'stop_guests; exit 130' INT TERM HUP
 trap stop_guests EXIT
 
-# KVM is used only when a probe boot on it gets to the final marker.
+# KVM is used only when a probe boot on it gets to the final marker. The
+# verdict is kept in the build folder for the rest of this host boot, so
+# the sweeps of one CI run (variants, trees) probe once, not each.
 if [[ $accel == auto ]]; then
 	accel=tcg
-	if [[ -r /dev/kvm && -w /dev/kvm ]]; then
+	host_boot=$(cat /proc/sys/kernel/random/boot_id 2>/dev/null || echo unknown)
+	cache="$build/kvm-probe"
+	if [[ ! -r /dev/kvm || ! -w /dev/kvm ]]; then
+		how="no usable /dev/kvm"
+	elif read -r cached_boot verdict <"$cache" 2>/dev/null &&
+		[[ $cached_boot == "$host_boot" ]]; then
+		accel=$verdict
+		how="KVM probe verdict cached for this host boot in $cache"
+	else
 		probe="$out/boots/kvm-probe.log"
 		"$HARNESS/boot-guest.sh" "$kernel" "$initrd" 1 "$probe" 20 kvm &
 		running[$!]=probe
 		wait "$!" || true
 		unset 'running[$!]'
-		if "$HARNESS/parse-console.sh" "$probe" | grep -q ' end=1 '; then
+		if [[ $(record_field end "$("$HARNESS/parse-console.sh" "$probe")") == 1 ]]; then
 			accel=kvm
 		fi
+		echo "$host_boot $accel" >"$cache"
+		how="KVM probe boot: $([[ $accel == kvm ]] && echo passed || echo failed)"
 	fi
-	info "accelerator: $accel (KVM probe boot: $([[ $accel == kvm ]] && echo passed || echo 'failed or no /dev/kvm'))"
+	info "accelerator: $accel ($how)"
 fi
 
 # Under TCG a kernel since 6.3 sees only QEMU's present CPUs (see
@@ -273,7 +285,7 @@ finish() {
 	[[ $verdict == pass ]] || fail_count=$((fail_count + 1))
 	((progress)) && printf '\r\033[K' >&2
 	printf '[%d/%d] %-28s %-7s pid_max=%s %s\n' "$done_count" "$total" \
-		"$name" "$verdict" "$(sed -n 's/.* pid_max=\([^ ]*\).*/\1/p' <<<"$record")" \
+		"$name" "$verdict" "$(record_field pid_max "$record")" \
 		"$([[ $verdict == pass ]] || echo "($reason)")"
 	if ((progress)); then
 		local spent=$(($(date +%s) - start_time))

@@ -10,7 +10,16 @@
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=harness/lib.sh
+. "$REPO/harness/lib.sh"
+USAGE="Usage: ci/check-series.sh [TREE]
+Check the series on a pristine TREE (6.1, the default, or 6.12): patch
+--fuzz=0, quilt push -a, checkpatch.pl --strict."
+parse_options "" "$@"
+set -- "${OPTS[@]:1}"
+(($# <= 1)) || usage_error "expects at most one TREE"
 tree=${1:-6.1}
+case $tree in 6.1 | 6.12) ;; *) usage_error "TREE is 6.1 or 6.12, not '$tree'" ;; esac
 tarball=/usr/src/linux-source-$tree.tar.xz
 [[ -r $tarball ]] || {
 	echo "${0##*/}: error: $tarball is missing: apt-get install linux-source-$tree" >&2

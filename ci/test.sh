@@ -10,7 +10,10 @@
 #                      hotplug tier 1..255, online tier at 7 counts
 #   mutants            harness/mutants.sh: every deliberate fault caught
 #   sweep 6.12         the full variant on the other tree Debian ships,
-#                      online tier at 17 counts (no hotplug tier there)
+#                      online tier at 17 counts (its hotplug tier is a
+#                      SKIP under TCG)
+#   kunit.py parse     the kernel's own KTAP consumer reads both sweeps'
+#                      results.ktap (ci/kunit-parse.sh)
 # A step that fails does not stop the others. Ends with the sum of all
 # steps as "N passed, N failed" and exits non-zero if anything failed.
 set -euo pipefail
@@ -21,6 +24,14 @@ main() {
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$REPO"
+# shellcheck source=harness/lib.sh
+. "$REPO/harness/lib.sh"
+USAGE="Usage: ci/test.sh
+Run everything CI runs (see the comment at the top of ci/test.sh);
+results in \$RESULTS_DIR (default results/ci)."
+parse_options "" "$@"
+set -- "${OPTS[@]:1}"
+(($# == 0)) || usage_error "takes no operands"
 out=${RESULTS_DIR:-$REPO/results/ci}
 
 "$REPO/harness/deps.sh" test
@@ -58,10 +69,12 @@ step sweep-6.1 harness/sweep-smp.sh --tree 6.1 --variant all \
 step mutants-6.1 harness/mutants.sh --tree 6.1 --out "$out/mutants"
 # 6.12, full variant. Under TCG 6.12 sees no hotpluggable CPUs (see
 # tcg_counts_hotplug_cpus in harness/lib.sh), so no hotplug tier: a
-# reduced list of fully online boots covers every regime instead.
+# reduced list of fully online boots covers every regime instead, and
+# the hotplug tier is reported as a SKIP with that reason.
 step sweep-6.12 harness/sweep-smp.sh --tree 6.12 --variant full \
-	--out "$out/6.12" --cpus "" \
+	--out "$out/6.12" \
 	--online 1,2,4,5,8,16,31,32,33,34,37,38,64,100,128,200,255
+step kunit-parse ci/kunit-parse.sh "$out/6.1/results.ktap" "$out/6.12/results.ktap"
 
 echo "$passed passed, $failed failed"
 ((failed == 0))

@@ -5,12 +5,6 @@
 # hotplug tier 1..255, and a reference boot of the same kernel the way
 # the kernel's kunit.py boots x86_64. Every figure is also given as a
 # ratio to that reference. Measures only: it asserts no time.
-#
-# Usage: harness/bench.sh [--out DIR] [--runs N]
-#   --out DIR  results (default results/bench): bench.csv, bench.txt
-#   --runs N   boots per single-boot figure, median taken (default 5;
-#              the online boots run ceil(N/2) times)
-# Builds in DIR/build, from scratch, so the cold figure is honest.
 set -euo pipefail
 
 HARNESS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -18,19 +12,27 @@ REPO=$(dirname "$HARNESS")
 # shellcheck source=harness/lib.sh
 . "$HARNESS/lib.sh"
 
+USAGE="Usage: harness/bench.sh [--out DIR] [--runs N]
+Measure the harness's costs on this machine; asserts no time.
+  --out DIR  results (default results/bench): bench.csv, bench.txt
+  --runs N   boots per single-boot figure, median taken (default 5;
+             the online boots run ceil(N/2) times)
+Builds in DIR/build, from scratch, so the cold figure is honest."
+
 main() {
-out="$REPO/results/bench"
-runs=5
+local out="$REPO/results/bench" runs=5
+parse_options "out:,runs:" "$@"
+set -- "${OPTS[@]}"
 while (($#)); do
 	case $1 in
-	--out) out=${2:?--out needs a value}; shift ;;
-	--runs) runs=${2:?--runs needs a value}; shift ;;
-	-h | --help) sed -n '2,14p' "$0"; exit 0 ;;
-	*) die "unknown option '$1' (see --help)" ;;
+	--out) out=$2 ;;
+	--runs) runs=$2 ;;
+	--) shift; break ;;
 	esac
-	shift
+	shift 2
 done
-[[ $runs =~ ^[1-9][0-9]*$ ]] || die "--runs wants a positive number, not '$runs'"
+(($# == 0)) || usage_error "unexpected operand '$1'"
+[[ $runs =~ ^[1-9][0-9]*$ ]] || usage_error "--runs wants a positive number, not '$runs'"
 "$HARNESS/deps.sh" build
 
 mkdir -p "$out"
@@ -59,12 +61,13 @@ row() {
 # boots NAME SMP COUNT [STYLE KERNEL]: boot COUNT times, print each
 # duration; a boot that does not reach its final marker stops the bench.
 boots() {
-	local name=$1 smp=$2 count=$3 style=${4:-} k=${5:-$kernel} i log
+	local name=$1 smp=$2 count=$3 style=${4:-} k=${5:-$kernel} i log job
+	job_kernel "$k" "$kdir/.config" "$initrd" bench tcg
+	job=$(make_job "$name" bench "${smp##*=}" "${smp%%,*}" "$smp")
 	for ((i = 1; i <= count; i++)); do
 		log="$out/boots/$name-$i.log"
-		BOOT_STYLE=$style "$HARNESS/boot-guest.sh" "$k" "$initrd" "$smp" \
-			"$log" $((60 + ${smp%%,*})) tcg
-		"$HARNESS/parse-console.sh" "$log" | grep -q ' end=1 ' ||
+		BOOT_STYLE=$style "$HARNESS/boot-guest.sh" "$job" "$log"
+		[[ $(kv_get "$("$HARNESS/parse-console.sh" "$log")" end) == 1 ]] ||
 			die "$name boot $i did not reach its final marker: $log"
 		sed 's/.* seconds=\([0-9.]*\).*/\1/' "$log.meta"
 	done

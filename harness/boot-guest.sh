@@ -1,24 +1,35 @@
 #!/bin/bash
-# boot-guest.sh - boot one QEMU guest and keep its serial console log.
+# boot-guest.sh - run one job: boot its QEMU guest and keep the serial
+# console log.
 #
-# Usage: harness/boot-guest.sh KERNEL INITRD SMP LOG TIMEOUT [ACCEL]
-#   SMP     QEMU's -smp: "N" (N CPUs online) or "1,maxcpus=N" (N possible,
-#           one online); N at most 255
-#   ACCEL   tcg (default) or kvm
-# Writes the console to LOG and "qemu_exit=.. timed_out=0|1 seconds=.."
-# to LOG.meta. A guest still running after TIMEOUT seconds is killed by
-# its own pid. The kernel command line carries no pid_max setting.
-# $QEMU overrides the emulator (the self-tests use fake ones), and
-# $GUEST_APPEND adds kernel parameters (used to record failing fixtures).
+# Usage: harness/boot-guest.sh JOB LOG
+# JOB is a job line (plan.sh); its kernel, initrd, accel (tcg or kvm),
+# smp (QEMU's -smp: "N" or "1,maxcpus=N"), mem, timeout and append
+# (extra kernel parameters) fields say how. Writes the console to LOG
+# and "qemu_exit=.. timed_out=0|1 seconds=.." to LOG.meta. A guest still
+# running after its timeout is killed by its own pid. The harness's
+# kernel command line carries no pid_max setting; only a job's append
+# does, for the scenario boots that test the override. $QEMU overrides
+# the emulator (the self-tests use a fake one).
 set -euo pipefail
 
 HARNESS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=harness/lib.sh
 . "$HARNESS/lib.sh"
+USAGE="Usage: harness/boot-guest.sh JOB LOG
+Boot the guest of one JOB line, its console into LOG and LOG.meta."
 
-(($# == 5 || $# == 6)) ||
-	die "usage: ${0##*/} KERNEL INITRD SMP LOG TIMEOUT [ACCEL]"
-kernel=$1 initrd=$2 smp=$3 log=$4 timeout=$5 accel=${6:-tcg}
+parse_options "" "$@"
+set -- "${OPTS[@]:1}"
+(($# == 2)) || usage_error "expects JOB and LOG"
+declare -A job=()
+kv_load job "$1"
+log=$2
+for key in kernel initrd smp mem timeout accel; do
+	[[ -n ${job[$key]:-} ]] || die "the job lacks its $key field"
+done
+kernel=${job[kernel]} initrd=${job[initrd]} smp=${job[smp]}
+timeout=${job[timeout]} accel=${job[accel]}
 qemu=${QEMU:-qemu-system-x86_64}
 
 [[ -r $kernel ]] || die "kernel $kernel is not readable"
@@ -26,10 +37,11 @@ qemu=${QEMU:-qemu-system-x86_64}
 command -v "$qemu" >/dev/null ||
 	die "$qemu not found: apt-get install qemu-system-x86"
 [[ $smp =~ ^[0-9]+(,maxcpus=[0-9]+)?$ ]] ||
-	die "SMP must be N or 1,maxcpus=N, not '$smp'"
+	die "smp must be N or 1,maxcpus=N, not '$smp'"
+[[ $timeout =~ ^[1-9][0-9]*$ ]] || die "timeout must be seconds, not '$timeout'"
+[[ ${job[mem]} =~ ^[1-9][0-9]*[MG]$ ]] || die "mem must be like 512M, not '${job[mem]}'"
 case $accel in
-tcg) accel_opt=tcg ;;
-kvm) accel_opt=kvm ;;
+tcg | kvm) ;;
 *) die "unknown accelerator '$accel'" ;;
 esac
 
@@ -42,7 +54,7 @@ esac
 # reset, which -no-reboot turns into a QEMU exit.
 append="console=ttyS0 lpj=10000000 tsc=reliable rcupdate.rcu_expedited=1"
 append+=" rcupdate.rcu_cpu_stall_timeout=120 panic=-1"
-append+=${GUEST_APPEND:+ $GUEST_APPEND}
+append+=${job[append]:+ ${job[append]}}
 
 rm -f "$log" "$log.meta"
 qpid=
@@ -58,10 +70,10 @@ trap cleanup INT TERM HUP
 # BOOT_STYLE=kunit boots the way the kernel's kunit.py boots x86_64 (a
 # bzImage, 1 GiB, QEMU's default accelerator options, console=ttyS0 and
 # nothing else): bench.sh's reference.
-args=(-machine pc -accel "$accel_opt" -m 512M)
+args=(-machine pc -accel "$accel" -m "${job[mem]}")
 if [[ ${BOOT_STYLE:-} == kunit ]]; then
 	args=(-m 1024)
-	append="console=ttyS0${GUEST_APPEND:+ $GUEST_APPEND}"
+	append="console=ttyS0${job[append]:+ ${job[append]}}"
 fi
 
 start=$(date +%s.%N)

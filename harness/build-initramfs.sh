@@ -11,7 +11,11 @@ HARNESS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=harness/lib.sh
 . "$HARNESS/lib.sh"
 
-(($# == 1)) || die "usage: ${0##*/} BUILD_DIR"
+USAGE="Usage: harness/build-initramfs.sh BUILD_DIR
+Pack busybox-static and guest-init.sh into BUILD_DIR/initramfs.cpio."
+parse_options "" "$@"
+set -- "${OPTS[@]:1}"
+(($# == 1)) || usage_error "expects BUILD_DIR"
 build=$1
 busybox=${BUSYBOX:-/bin/busybox} # the self-tests point it elsewhere
 gen="$build/bin/gen_init_cpio"

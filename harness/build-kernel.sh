@@ -24,7 +24,12 @@ SERIES_DIR=${PIDMAX_SERIES_DIR:-$REPO}
 # shellcheck source=harness/lib.sh
 . "$HARNESS/lib.sh"
 
-(($# == 3 || $# == 4)) || die "usage: ${0##*/} BUILD_DIR TREE VARIANT [MUTANT_PATCH]"
+USAGE="Usage: harness/build-kernel.sh BUILD_DIR TREE VARIANT [MUTANT_PATCH]
+Build the vmlinux of TREE (6.1 or 6.12) and VARIANT (full or small) with
+the series, under BUILD_DIR; print the directory of vmlinux and .config."
+parse_options "" "$@"
+set -- "${OPTS[@]:1}"
+(($# == 3 || $# == 4)) || usage_error "expects BUILD_DIR TREE VARIANT [MUTANT_PATCH]"
 build=$1 tree=$2 variant=$3 mutant=${4:-}
 case $tree in
 6.1 | 6.12) ;;

@@ -7,16 +7,16 @@
 # unset. Prints each option that did not stick and exits 1.
 set -euo pipefail
 
-(($# >= 2)) || {
-	echo "usage: ${0##*/} DOT_CONFIG FRAGMENT..." >&2
-	exit 2
-}
+# shellcheck source=harness/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+USAGE="Usage: harness/check-config.sh DOT_CONFIG FRAGMENT...
+Fail unless every option of the FRAGMENTs stuck in DOT_CONFIG."
+parse_options "" "$@"
+set -- "${OPTS[@]:1}"
+(($# >= 2)) || usage_error "expects DOT_CONFIG FRAGMENT..."
 config=$1
 shift
-[[ -r $config ]] || {
-	echo "${0##*/}: error: $config is not readable" >&2
-	exit 1
-}
+[[ -r $config ]] || die "$config is not readable"
 
 bad=0
 for frag in "$@"; do

@@ -16,14 +16,18 @@ BUILD_PKGS=(linux-source-6.1 xz-utils gcc make flex bison bc libelf-dev
 	gawk coreutils gnuplot-nox)
 TEST_PKGS=(shellcheck linux-source-6.12)
 
+# shellcheck source=harness/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+USAGE="Usage: harness/deps.sh [build|test]
+Install (as root) or name the Debian packages the harness needs."
+parse_options "" "$@"
+set -- "${OPTS[@]:1}"
+(($# <= 1)) || usage_error "expects at most one of build or test"
 mode=${1:-build}
 case $mode in
 build) want=("${BUILD_PKGS[@]}") ;;
 test) want=("${BUILD_PKGS[@]}" "${TEST_PKGS[@]}") ;;
-*)
-	echo "usage: ${0##*/} [build|test]" >&2
-	exit 2
-	;;
+*) usage_error "wants build or test, not '$mode'" ;;
 esac
 
 missing=()

@@ -1,12 +1,14 @@
 # shellcheck shell=bash
 # lib.sh - helpers shared by the harness scripts; sourced, never run.
 #
-# Holds the pieces the self-tests exercise without a VM: the CPU list
-# parser, the Kconfig reader and the expected-value formula.
+# Holds what the self-tests exercise without a VM: option parsing, the
+# key=value line format of jobs and records, the CPU list parser, the
+# Kconfig reader, the expected-value formula and the job maker.
 
 # The most vCPUs QEMU's TCG accelerator will start on this QEMU (7.2).
 MAX_QEMU_CPUS=255
 
+# die MESSAGE: a runtime error; exit 1.
 die() {
 	printf '%s: error: %s\n' "${0##*/}" "$*" >&2
 	exit 1
@@ -14,6 +16,96 @@ die() {
 
 info() {
 	printf '%s: %s\n' "${0##*/}" "$*" >&2
+}
+
+# --- options ---------------------------------------------------------
+# Every script keeps its --help text in USAGE and parses its options the
+# same way: util-linux getopt normalizes them (--opt=value and --opt
+# value both work, unambiguous prefixes too), --help prints USAGE, and
+# any usage error exits 2.
+
+# usage_error MESSAGE: say what is wrong with the command line; exit 2.
+usage_error() {
+	printf '%s: %s\n' "${0##*/}" "$*" >&2
+	printf "Try '%s --help'.\n" "${0##*/}" >&2
+	exit 2
+}
+
+# parse_options LONGOPTS ARG...: normalize ARGs into the array OPTS:
+# "--opt value" pairs, then "--", then the operands. LONGOPTS is getopt's
+# -l list ("cpus:,out:"; --help is added). --help or -h anywhere before
+# "--" prints USAGE and exits 0.
+parse_options() {
+	local longopts=$1 normal a
+	shift
+	if ! normal=$(getopt -n "${0##*/}" -o h -l "help${longopts:+,$longopts}" -- "$@"); then
+		printf "Try '%s --help'.\n" "${0##*/}" >&2
+		exit 2
+	fi
+	eval "OPTS=($normal)"
+	for a in "${OPTS[@]}"; do
+		[[ $a == -- ]] && break
+		if [[ $a == --help || $a == -h ]]; then
+			printf '%s\n' "$USAGE"
+			exit 0
+		fi
+	done
+}
+
+# --- the line format -------------------------------------------------
+# Jobs (DIR/jobs, one boot a line) and records (parse-console.sh's
+# output) are lines of TAB-separated KEY=VALUE fields: named, in any
+# order, and a value may hold spaces ("append=nr_cpus=40 maxcpus=2").
+# A value never holds a TAB or a newline.
+
+# kv_line KEY=VALUE...: print the fields as one line; refuses a value
+# with a TAB or a newline.
+kv_line() {
+	local f
+	for f; do
+		if [[ $f != *=* || $f == *$'\t'* || $f == *$'\n'* ]]; then
+			echo "kv_line: bad field '${f%%=*}': no '=', or a TAB or newline" >&2
+			return 1
+		fi
+	done
+	local IFS=$'\t'
+	printf '%s\n' "$*"
+}
+
+# kv_load ARRAY LINE: the fields of LINE into the associative ARRAY
+# (declared by the caller), replacing what it held.
+kv_load() {
+	local -n _kv_into=$1
+	local -a _kv_fields=()
+	local _kv_f
+	_kv_into=()
+	IFS=$'\t' read -r -a _kv_fields <<<"$2" || true
+	for _kv_f in "${_kv_fields[@]}"; do
+		[[ $_kv_f == *=* ]] && _kv_into[${_kv_f%%=*}]=${_kv_f#*=}
+	done
+	return 0
+}
+
+# kv_get LINE KEY: the value of KEY in LINE, or "none" when it has none.
+kv_get() {
+	local -A _kv_one=()
+	kv_load _kv_one "$1"
+	printf '%s\n' "${_kv_one[$2]-none}"
+}
+
+# The files a sweep writes into its results folder, by the runner (jobs,
+# boots/) and by the readers of the folder (report.sh, plot.sh). A new
+# run removes all of them before it boots anything.
+RESULT_FILES=(jobs boots results.ktap results.csv results.xml checks.csv
+	variants.csv pid_max.svg pid_max.png)
+
+# clean_results DIR: remove every file a sweep writes into DIR, and any
+# half-written temporary one.
+clean_results() {
+	local f
+	for f in "${RESULT_FILES[@]}"; do
+		rm -rf "${1:?}/$f" "$1/$f.tmp"
+	done
 }
 
 # parse_cpu_list LIST: print each CPU count of LIST ("1,2,32-34,255") on
@@ -170,19 +262,6 @@ expected_pid_max() {
 	echo "$EXP_MAX $EXP_MIN $EXP_LIMIT $EXP_CLAMPED"
 }
 
-# record_field KEY RECORD: the value of KEY in a parse-console.sh record
-# ("none" when it has no such key).
-record_field() {
-	local kv
-	for kv in $2; do
-		if [[ ${kv%%=*} == "$1" ]]; then
-			echo "${kv#*=}"
-			return
-		fi
-	done
-	echo none
-}
-
 # The cases the KUnit suite "pid_max" must report, one per line.
 KUNIT_CASES_FILE=$(dirname "${BASH_SOURCE[0]}")/config/kunit-pid_max.cases
 
@@ -199,73 +278,66 @@ kunit_missing() {
 	done <"$KUNIT_CASES_FILE"
 }
 
-# judge_boot RECORD CPUS ONLINE BASE_SMALL IS_64BIT [KUNIT [PID_MAX
-#            [SYSCTL_ERR]]]: judge one boot from its parse-console.sh
-# RECORD against what was asked (CPUS possible, ONLINE online), the
-# formula, and, when KUNIT is 1, the KUnit suite's cases. PID_MAX, when
-# given, is the value /proc must show instead of the formula's (a
-# sysctl.kernel.pid_max= override; the boot line still shows the
-# formula's), and SYSCTL_ERR 1 says the kernel must have refused such an
-# override. Prints "VERDICT REASON": VERDICT is pass, fail, timeout or
-# panic; REASON is "-" on a pass. A boot passes only when every check
-# below holds.
-judge_boot() {
-	local record=$1 cpus=$2 online=$3 small=$4 is64=$5 kunit=${6:-0}
-	local want=${7:-} want_err=${8:-0} kv
-	local exp_max exp_min exp_limit exp_clamped exp_line missing
-	local -A r=()
+# --- jobs ------------------------------------------------------------
+# A job is one boot: what to boot and how (kernel, initrd, accel, QEMU's
+# -smp, memory, timeout, extra kernel parameters) and what the judge
+# must find (possible and online CPUs, pid_max, pid_max_min, pid_max_max,
+# the boot line, whether a sysctl.kernel.pid_max= setting is refused,
+# whether the KUnit suite runs). The expectations travel with the job,
+# so the judge never recomputes them. A job with a "skip" field is a
+# boot that does not apply, and the field says why.
 
-	for kv in $record; do
-		r[${kv%%=*}]=${kv#*=}
+# job_kernel KERNEL CONFIG INITRD LABEL ACCEL: the kernel that the jobs
+# of make_job boot, and its .config (BASE_SMALL, 64BIT, the suite).
+job_kernel() {
+	local params
+	params=$(kconfig_pid_params "$2") || return 1
+	JK_KERNEL=$1 JK_CONFIG=$2 JK_INITRD=$3 JK_LABEL=$4 JK_ACCEL=$5
+	read -r JK_SMALL JK_IS64 JK_KUNIT <<<"$params"
+	JK_VARIANT=full
+	((JK_SMALL)) && JK_VARIANT=small
+	return 0
+}
+
+# make_job CASE TIER POSSIBLE ONLINE SMP [append=...] [pid_max=N]
+#          [sysctl_refused=1] [timeout=SECONDS]: print the job line of boot LABEL-CASE
+# with QEMU's -smp SMP, where the guest must show POSSIBLE possible and
+# ONLINE online CPUs. The expected values come from the formula for
+# POSSIBLE CPU ids and the .config given to job_kernel; pid_max=N is the
+# value /proc must show instead (a sysctl.kernel.pid_max= override, the
+# boot line still shows the formula's). The timeout is generous unless
+# given: a one-CPU boot takes 1-3 s, 255 CPUs online under 60 s.
+make_job() {
+	(($# >= 5)) || {
+		echo "make_job: CASE TIER POSSIBLE ONLINE SMP [KEY=VALUE...]" >&2
+		return 1
+	}
+	local case=$1 tier=$2 possible=$3 online=$4 smp=$5 a clamped=no
+	local -A x=([append]="" [pid_max]="" [sysctl_refused]=0 [timeout]="")
+	shift 5
+	for a; do
+		[[ $a == *=* && -v x[${a%%=*}] ]] || {
+			echo "make_job: unknown field '$a'" >&2
+			return 1
+		}
+		x[${a%%=*}]=${a#*=}
 	done
-	read -r exp_max exp_min exp_limit exp_clamped < <(expected_pid_max "$cpus" "$small" "$is64")
-	exp_line=no
-	((exp_clamped)) && exp_line=yes
-	[[ -n $want ]] || want=$exp_max
+	expected_vars "$possible" "$JK_SMALL" "$JK_IS64" || return 1
+	((EXP_CLAMPED)) && clamped=yes
+	kv_line "name=$JK_LABEL-$case" "tier=$tier" "variant=$JK_VARIANT" \
+		"label=$JK_LABEL" "kernel=$JK_KERNEL" "config=$JK_CONFIG" \
+		"initrd=$JK_INITRD" "accel=$JK_ACCEL" "smp=$smp" "mem=512M" \
+		"timeout=${x[timeout]:-$((60 + ${smp%%,*}))}" "append=${x[append]}" \
+		"possible=$possible" "online=$online" \
+		"pid_max=${x[pid_max]:-$EXP_MAX}" "pid_max_min=$EXP_MIN" \
+		"pid_max_max=$EXP_LIMIT" "line_default=$EXP_MAX" \
+		"line_min=$EXP_MIN" "line_cpus=$possible" "line_clamped=$clamped" \
+		"sysctl_refused=${x[sysctl_refused]}" "kunit=$JK_KUNIT"
+}
 
-	if [[ ${r[timed_out]:-0} == 1 ]]; then
-		echo "timeout TIMEOUT: guest killed after ${r[seconds]:-?}s"
-	elif [[ ${r[panic]:-0} == 1 ]]; then
-		echo "panic PANIC: the kernel panicked"
-	elif [[ ${r[begin]:-0} != 1 ]]; then
-		echo "fail the guest's init never reported (qemu exit ${r[qemu_exit]:-none})"
-	elif [[ ${r[end]:-0} != 1 ]]; then
-		echo "fail no final marker: the guest stopped before its checks ended"
-	elif [[ ${r[notoks]:-0} != 0 ]]; then
-		echo "fail guest checks failed: ${r[failed]:-?}"
-	elif [[ ${r[plan]:-none} == none || ${r[oks]:-0} != "${r[plan]}" ]]; then
-		echo "fail ${r[oks]:-0} guest results for a plan of ${r[plan]:-none}"
-	elif ((kunit)) && [[ ${r[kunit]:-none} != ok || ${r[kunit_notoks]:-0} != 0 ]]; then
-		echo "fail KUnit suite pid_max: ${r[kunit]:-none}, failed cases: ${r[kunit_failed]:-none}"
-	elif ((kunit)) && [[ ${r[kunit_oks]:-0} != "${r[kunit_plan]:-none}" ]]; then
-		echo "fail KUnit suite pid_max: ${r[kunit_oks]:-0} results for a plan of ${r[kunit_plan]:-none}"
-	elif ((kunit)) && missing=$(kunit_missing "${r[kunit_passed]:-}") && [[ -n $missing ]]; then
-		echo "fail KUnit suite pid_max: case $missing is missing"
-	elif [[ ${r[oops]:-0} == 1 ]]; then
-		echo "fail the console shows an oops, BUG or WARNING"
-	elif [[ ${r[possible]:-none} != "$cpus" ]]; then
-		echo "fail the guest has ${r[possible]:-no} possible CPUs, not $cpus"
-	elif [[ ${r[online]:-none} != "$online" ]]; then
-		echo "fail the guest has ${r[online]:-no} online CPUs, not $online"
-	elif [[ ${r[pid_max]:-none} != "$want" ]]; then
-		echo "fail pid_max ${r[pid_max]:-none}, expected $want"
-	elif [[ ${r[pid_max_min]:-none} != "$exp_min" ]]; then
-		echo "fail pid_max_min ${r[pid_max_min]:-none}, expected $exp_min"
-	elif [[ ${r[pid_max_max]:-none} != "$exp_limit" ]]; then
-		echo "fail pid_max_max ${r[pid_max_max]:-none}, expected $exp_limit"
-	elif [[ ${r[line_default]:-none} != "$exp_max" || ${r[line_min]:-none} != "$exp_min" ]]; then
-		echo "fail boot line says ${r[line_default]:-none}/${r[line_min]:-none}, expected $exp_max/$exp_min"
-	elif [[ ${r[line_cpus]:-none} != "$cpus" ]]; then
-		echo "fail boot line nr_cpu_ids ${r[line_cpus]:-none}, expected $cpus"
-	elif [[ ${r[clamped]:-none} != "$exp_line" ]]; then
-		echo "fail boot line clamped: ${r[clamped]:-none}, expected $exp_line"
-	elif [[ ${r[sysctl_err]:-0} != "$want_err" ]]; then
-		if ((want_err)); then
-			echo "fail the kernel did not refuse the sysctl.kernel.pid_max= setting"
-		else
-			echo "fail the kernel refused the sysctl.kernel.pid_max= setting"
-		fi
-	else
-		echo "pass -"
-	fi
+# make_skip CASE TIER REASON: the job line of a boot that does not apply
+# to this kernel, with the reason.
+make_skip() {
+	kv_line "name=$JK_LABEL-$1" "tier=$2" "variant=$JK_VARIANT" \
+		"label=$JK_LABEL" "skip=$3"
 }

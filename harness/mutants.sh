@@ -2,10 +2,9 @@
 # mutants.sh - show that the sweep fails on broken kernels: push each
 # deliberate fault in harness/mutants/ on top of the series, rebuild
 # (incrementally) the full and the BASE_SMALL kernel, sweep a few CPU
-# counts on each, and print which check caught it.
+# counts on each, and print which checks caught it, by the check names
+# of each sweep's checks.csv.
 #
-# Usage: harness/mutants.sh [--tree T] [--build-dir DIR] [--out DIR]
-#                           [--accel A]
 # Exits non-zero if any mutant survives (every boot passed) or could not
 # be built. Ends with "N passed, N failed", one test per mutant.
 set -euo pipefail
@@ -18,22 +17,32 @@ HARNESS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(dirname "$HARNESS")
 # shellcheck source=harness/lib.sh
 . "$HARNESS/lib.sh"
+USAGE="Usage: harness/mutants.sh [--tree T] [--build-dir DIR] [--out DIR]
+                          [--accel A]
+Push each mutant of harness/mutants/ on top of the series, build the
+full and the small kernel, sweep a few CPU counts on each, and print a
+table of the checks that caught it (also in DIR/mutants.txt).
+  --tree T         6.1 (default) or 6.12
+  --build-dir DIR  where the tree and builds live (default: build/)
+  --out DIR        where results go (default: results/mutants)
+  --accel A        tcg (default) or kvm"
 
-tree=6.1
-build="$REPO/build"
-out="$REPO/results/mutants"
-accel=tcg
+local tree=6.1 build="$REPO/build" out="$REPO/results/mutants" accel=tcg
+parse_options "tree:,build-dir:,out:,accel:" "$@"
+set -- "${OPTS[@]}"
 while (($#)); do
 	case $1 in
-	--tree) tree=${2:?--tree needs a value}; shift ;;
-	--build-dir) build=${2:?--build-dir needs a value}; shift ;;
-	--out) out=${2:?--out needs a value}; shift ;;
-	--accel) accel=${2:?--accel needs a value}; shift ;;
-	-h | --help) sed -n '2,11p' "$0"; exit 0 ;;
-	*) die "unknown option '$1' (see --help)" ;;
+	--tree) tree=$2 ;;
+	--build-dir) build=$2 ;;
+	--out) out=$2 ;;
+	--accel) accel=$2 ;;
+	--) shift; break ;;
 	esac
-	shift
+	shift 2
 done
+(($# == 0)) || usage_error "unexpected operand '$1'"
+case $tree in 6.1 | 6.12) ;; *) usage_error "--tree wants 6.1 or 6.12, not '$tree'" ;; esac
+case $accel in tcg | kvm) ;; *) usage_error "--accel wants tcg or kvm, not '$accel'" ;; esac
 
 # Small lists that still reach every regime: the floor (1, 5), the edge
 # of scaling (32, 33), pid_max_min's own edge (38), and the top (255).
@@ -42,37 +51,41 @@ ONLINE=2,33
 
 mkdir -p "$build" "$out"
 build=$(cd "$build" && pwd)
+rm -f "$out/mutants.txt"
 out=$(cd "$out" && pwd)
 mapfile -t mutants < <(ls "$HARNESS"/mutants/*.patch)
 ((${#mutants[@]} > 0)) || die "no mutants in $HARNESS/mutants"
 
-# caught_by DIR: the checks that failed a boot in a sweep's results.ktap.
+# caught_by DIR: the checks that failed a boot in a sweep's checks.csv,
+# in the judge's order. A boot failed by the KUnit suite counts for
+# "kunit" alone, so the table shows which checks would have caught the
+# mutant without it.
 caught_by() {
-	local ktap=$1/results.ktap
-	[[ -r $ktap ]] || {
+	local checks=$1/checks.csv
+	[[ -r $checks ]] || {
 		echo "no-results"
 		return
 	}
-	# (grep finds nothing when the mutant survived: not an error here)
-	# A boot failed by the KUnit suite counts for "kunit" alone, so the
-	# table shows which checks would have caught the mutant without it.
-	{ grep -E '^not ok ' "$ktap" || true; } | awk '
-		/KUnit/ { k = 1; next }
-		/-hotplug-/ { h = 1 }
-		/-online-/ { o = 1 }
+	awk -F, '
+		NR == 1 { next }
+		!($4 in rank) { rank[$4] = ++n; name[n] = $4 }
+		$5 == "fail" { fail[$1, $4] = 1; boots[$1] = 1 }
 		END {
+			for (b in boots)
+				for (i = 1; i <= n; i++)
+					if (fail[b, name[i]] && (!fail[b, "kunit"] || name[i] == "kunit"))
+						hit[i] = 1
 			s = ""
-			if (h) s = s "hotplug,"
-			if (o) s = s "online,"
-			if (k) s = s "kunit,"
-			print (s == "" ? "-" : substr(s, 1, length(s) - 1))
-		}'
+			for (i = 1; i <= n; i++)
+				if (hit[i]) s = s "," name[i]
+			print (s == "" ? "-" : substr(s, 2))
+		}' "$checks"
 }
 
 echo "KTAP version 1"
 echo "1..${#mutants[@]}"
 table="$out/mutants.txt.tmp"
-printf '%-16s %-24s %-24s %s\n' mutant "caught (full)" "caught (small)" verdict >"$table"
+printf '%-16s %-34s %-34s %s\n' mutant "caught (full)" "caught (small)" verdict >"$table"
 passed=0 failed=0 i=0
 for m in "${mutants[@]}"; do
 	name=$(basename "$m" .patch)
@@ -101,7 +114,7 @@ for m in "${mutants[@]}"; do
 		failed=$((failed + 1))
 		echo "not ok $i mutant_$name # $verdict"
 	fi
-	printf '%-16s %-24s %-24s %s\n' "$name" "${cells[0]}" "${cells[1]}" "$verdict" >>"$table"
+	printf '%-16s %-34s %-34s %s\n' "$name" "${cells[0]}" "${cells[1]}" "$verdict" >>"$table"
 done
 mv "$table" "$out/mutants.txt"
 sed 's/^/# /' "$out/mutants.txt"

@@ -3,24 +3,27 @@
 #
 # Usage: harness/parse-console.sh LOG
 # Reads LOG (and LOG.meta from boot-guest.sh, when present) and prints
-# space-separated key=value pairs: the markers, the KTAP counts and the
+# one record: TAB-separated KEY=VALUE fields (lib.sh's format) with the
+# markers, the KTAP counts and the
 # names of failed guest checks, the CPU counts and pid_max values the
 # guest reported, the kernel's boot line, any panic or oops seen on the
-# console, and the results of the KUnit suite "pid_max" run at boot. It only reads; judging is judge_boot() in lib.sh.
+# console, and the results of the KUnit suite "pid_max" run at boot.
+# It only reads; judge.sh judges a record against its job.
 set -euo pipefail
 
-(($# == 1)) || {
-	echo "usage: ${0##*/} LOG" >&2
-	exit 2
-}
+# shellcheck source=harness/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+USAGE="Usage: harness/parse-console.sh LOG
+Print the record of one guest's console LOG (and LOG.meta)."
+parse_options "" "$@"
+set -- "${OPTS[@]:1}"
+(($# == 1)) || usage_error "expects one LOG"
 log=$1
-[[ -r $log ]] || {
-	echo "${0##*/}: error: $log is not readable" >&2
-	exit 1
-}
+[[ -r $log ]] || die "$log is not readable"
 
 meta="qemu_exit=none timed_out=0 seconds=0"
 [[ -r $log.meta ]] && meta=$(head -n 1 "$log.meta")
+meta=${meta// /$'\t'}
 
 tr -d '\r' <"$log" | awk -v meta="$meta" '
 # count_cpus("0-3,8") = 5: the size of a kernel CPU list.
@@ -93,16 +96,16 @@ in_kunit && /^not ok [0-9]+ pid_max$/ { kunit = "notok"; in_kunit = 0; next }
 	next
 }
 END {
-	printf "%s begin=%d end=%d plan=%s oks=%d notoks=%d failed=%s", \
+	printf "%s\tbegin=%d\tend=%d\tplan=%s\toks=%d\tnotoks=%d\tfailed=%s", \
 		meta, begin, end, plan, oks, notoks, (failed == "" ? "none" : failed)
-	printf " possible=%s online=%s pid_max=%s pid_max_min=%s pid_max_max=%s", \
+	printf "\tpossible=%s\tonline=%s\tpid_max=%s\tpid_max_min=%s\tpid_max_max=%s", \
 		possible, online, pid_max, pid_max_min, pid_max_max
-	printf " line_default=%s line_min=%s line_cpus=%s clamped=%s", \
+	printf "\tline_default=%s\tline_min=%s\tline_cpus=%s\tclamped=%s", \
 		line_default, line_min, line_cpus, clamped
-	printf " panic=%d oops=%d sysctl_err=%d", panic, oops, sysctl_err
-	printf " kunit=%s kunit_plan=%s kunit_oks=%d kunit_notoks=%d", \
+	printf "\tpanic=%d\toops=%d\tsysctl_err=%d", panic, oops, sysctl_err
+	printf "\tkunit=%s\tkunit_plan=%s\tkunit_oks=%d\tkunit_notoks=%d", \
 		kunit, kplan, kok, knotok
-	printf " kunit_failed=%s kunit_passed=%s\n", \
+	printf "\tkunit_failed=%s\tkunit_passed=%s\n", \
 		(kfailed == "" ? "none" : kfailed), \
 		(knames == "" ? "none" : substr(knames, 2))
 }'

@@ -2,55 +2,55 @@
 # plot.sh - draw a sweep's pid_max against the CPU count with gnuplot:
 # the measured boots as points over the formula's curve, to 8192 CPUs.
 #
-# Usage: harness/plot.sh OUT_DIR
-# Reads OUT_DIR/{jobs,results.csv} of one variant, or OUT_DIR/full and
-# OUT_DIR/small of a --variant all sweep, and writes OUT_DIR/pid_max.svg
-# and OUT_DIR/pid_max.png. Hotplug-tier and online-tier boots are drawn
-# apart; scenario boots (overrides, nr_cpus=...) are left out.
+# Usage: harness/plot.sh DIR
+# Reads DIR/results.csv (its tier and variant columns) and writes
+# DIR/pid_max.svg and DIR/pid_max.png: per variant in the folder, the
+# formula's curve and the hotplug-tier and online-tier boots as points.
+# Scenario boots (overrides, nr_cpus=...) are left out. Works for any
+# kernel label: the variant comes from each boot's .config.
 set -euo pipefail
 
 HARNESS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=harness/lib.sh
 . "$HARNESS/lib.sh"
-
-(($# == 1)) || die "usage: ${0##*/} OUT_DIR"
+USAGE="Usage: harness/plot.sh DIR
+Draw DIR/results.csv as DIR/pid_max.svg and DIR/pid_max.png."
+parse_options "" "$@"
+set -- "${OPTS[@]:1}"
+(($# == 1)) || usage_error "expects DIR"
 out=$1
+[[ -r $out/results.csv ]] || die "$out/results.csv is missing: run harness/report.sh $out"
 command -v gnuplot >/dev/null || die "gnuplot not found: apt-get install gnuplot-nox"
 
 data="$out/plot.tmp"
+rm -f "$out/pid_max.svg" "$out/pid_max.png"
 mkdir -p "$data"
 trap 'rm -rf "$data"' EXIT
 
-# points VARIANT_DIR TIER: "cpus pid_max" of that tier's boots.
+# points VARIANT TIER: "cpus pid_max" of that variant's boots of TIER.
 points() {
-	paste -d' ' <(cut -d' ' -f1 "$1/jobs") <(tail -n +2 "$1/results.csv" | tr ',' ' ') |
-		awk -v tier="-$2-" 'index($1, tier) && $4 ~ /^[0-9]+$/ { print $2, $4 }'
+	awk -F, -v v="$1" -v t="$2" 'NR > 1 && $10 == t && $11 == v &&
+		$1 ~ /^[0-9]+$/ && $3 ~ /^[0-9]+$/ { print $1, $3 }' "$out/results.csv"
 }
 
 plots=()
 for v in full small; do
-	if [[ -r $out/$v/results.csv ]]; then
-		dir=$out/$v
-	elif [[ -r $out/results.csv && $(head -n 1 "$out/jobs") == *-$v-* ]]; then
-		dir=$out
-	else
-		continue
-	fi
+	[[ -n $(points "$v" hotplug)$(points "$v" online) ]] || continue
 	small=0
 	[[ $v == small ]] && small=1
 	for ((n = 1; n <= 8192; n = n < 32 ? n + 1 : n + n / 16)); do
 		expected_vars "$n" "$small" 1
 		echo "$n $EXP_MAX"
 	done >"$data/$v.formula"
-	points "$dir" hotplug >"$data/$v.hotplug"
-	points "$dir" online >"$data/$v.online"
+	points "$v" hotplug >"$data/$v.hotplug"
+	points "$v" online >"$data/$v.online"
 	plots+=("'$data/$v.formula' with lines lw 2 title '$v: formula'")
 	[[ -s $data/$v.hotplug ]] &&
 		plots+=("'$data/$v.hotplug' with points pt 7 ps 0.8 title '$v: -smp 1,maxcpus=N'")
 	[[ -s $data/$v.online ]] &&
 		plots+=("'$data/$v.online' with points pt 9 ps 1.5 title '$v: N CPUs online'")
 done
-((${#plots[@]} > 0)) || die "no results.csv with boots in $out"
+((${#plots[@]} > 0)) || die "no hotplug or online boot with a pid_max in $out/results.csv"
 
 joined=$(printf '%s, ' "${plots[@]}")
 for term in "svg size 900,600 dynamic" "pngcairo size 900,600"; do

@@ -5,6 +5,7 @@
 # (fixtures/), the report, and boots and sweeps against a fake QEMU.
 #
 # Prints KTAP and ends with "N passed, N failed"; exits 1 on a failure.
+# A test that cannot run here prints "SKIP: reason" and returns 0.
 set -euo pipefail
 
 TESTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -26,12 +27,34 @@ expect_eq() {
 	}
 }
 
-# judge LOG CPUS ONLINE SMALL IS64 [KUNIT [PID_MAX [SYSCTL_ERR]]]: the
-# verdict for a recorded log.
+# job_for CPUS ONLINE SMALL IS64 [KUNIT [FIELD=VALUE...]]: a job line
+# for a boot with CPUS possible and ONLINE online CPUs of a kernel with
+# that BASE_SMALL, 64BIT and KUnit suite, as plan.sh makes them.
+job_for() {
+	JK_KERNEL=/k JK_CONFIG=/c JK_INITRD=/i JK_LABEL=t JK_ACCEL=tcg
+	JK_SMALL=$3 JK_IS64=$4 JK_KUNIT=${5:-0} JK_VARIANT=full
+	((JK_SMALL)) && JK_VARIANT=small
+	make_job "case-$1" hotplug "$1" "$2" "1,maxcpus=$1" "${@:6}"
+}
+
+# judged LOG CPUS ONLINE SMALL IS64 [KUNIT [FIELD=VALUE...]]: judge.sh's
+# whole answer for a recorded log.
+judged() {
+	"$HARNESS/judge.sh" "$(job_for "${@:2}")" "$("$HARNESS/parse-console.sh" "$1")"
+}
+
+# judge LOG CPUS ONLINE SMALL IS64 [KUNIT [FIELD=VALUE...]]: "VERDICT" or
+# "VERDICT: CHECK,CHECK" with every check that failed, in order.
 judge() {
-	local record
-	record=$("$HARNESS/parse-console.sh" "$1")
-	judge_boot "$record" "$2" "$3" "$4" "$5" "${6:-0}" "${7:-}" "${8:-0}"
+	judged "$@" | awk -F'\t' '
+		NR == 1 { v = substr($1, 9); next }
+		$2 == "result=fail" { s = s "," substr($1, 7) }
+		END { print v (s == "" ? "" : ": " substr(s, 2)) }'
+}
+
+# reason_of CHECK LOG CPUS ONLINE ...: the reason judge.sh gives for CHECK.
+reason_of() {
+	judged "${@:2}" | awk -F'\t' -v c="check=$1" '$1 == c { print substr($3, 8) }'
 }
 
 # edit_log SRC DST SED_SCRIPT: a copy of a recorded log (serial line
@@ -190,155 +213,213 @@ test_check_config() {
 # --- the console parser and judge, on recorded logs ------------------
 
 test_parse_recorded_pass() {
-	local r rc=0
+	local r rc=0 want
 	r=$("$HARNESS/parse-console.sh" "$FIX/hotplug-255.log")
-	local want
 	for want in begin=1 end=1 plan=6 oks=6 notoks=0 possible=255 online=1 \
 		pid_max=261120 pid_max_min=2040 pid_max_max=4194304 line_cpus=255 \
 		clamped=no panic=0 oops=0 timed_out=0; do
-		[[ " $r " == *" $want "* ]] || {
+		[[ $'\t'$r$'\t' == *$'\t'$want$'\t'* ]] || {
 			echo "record lacks $want: $r"
 			rc=1
 		}
 	done
+	expect_eq "kv_get" "$(kv_get "$r" pid_max_min)" 2040 || rc=1
+	expect_eq "kv_get absent" "$(kv_get "$r" nosuchkey)" none || rc=1
+	return $rc
+}
+
+# The job format: values with spaces and '=' survive, a TAB is refused.
+test_job_fields() {
+	local j rc=0
+	local -A f=()
+	j=$(job_for 40 2 0 1 0 "append=nr_cpus=40 maxcpus=2 x=y")
+	kv_load f "$j"
+	expect_eq "append" "${f[append]}" "nr_cpus=40 maxcpus=2 x=y" || rc=1
+	expect_eq "pid_max" "${f[pid_max]}" 40960 || rc=1
+	expect_eq "line_clamped" "${f[line_clamped]}" no || rc=1
+	expect_eq "timeout" "${f[timeout]}" 61 || rc=1
+	if job_for 40 2 0 1 0 "append=a"$'\t'"b" >/dev/null 2>&1; then
+		echo "a TAB in a value was accepted"
+		rc=1
+	fi
+	if job_for 40 2 0 1 0 "nosuchfield=1" >/dev/null 2>&1; then
+		echo "an unknown field was accepted"
+		rc=1
+	fi
 	return $rc
 }
 
 test_judge_recorded_passes() {
 	local rc=0
-	expect_eq "hotplug 255" "$(judge "$FIX/hotplug-255.log" 255 1 0 1)" "pass -" || rc=1
-	expect_eq "hotplug 33" "$(judge "$FIX/hotplug-033.log" 33 1 0 1)" "pass -" || rc=1
-	expect_eq "online 8" "$(judge "$FIX/online-008.log" 8 8 0 1)" "pass -" || rc=1
+	expect_eq "hotplug 255" "$(judge "$FIX/hotplug-255.log" 255 1 0 1)" pass || rc=1
+	expect_eq "hotplug 33" "$(judge "$FIX/hotplug-033.log" 33 1 0 1)" pass || rc=1
+	expect_eq "online 8" "$(judge "$FIX/online-008.log" 8 8 0 1)" pass || rc=1
+	expect_eq "checks" "$(judged "$FIX/hotplug-255.log" 255 1 0 1 | tail -n +2 | cut -f1,2 | tr '\t\n' ' ,')" \
+		"check=timeout result=ok,check=panic result=ok,check=final_marker result=ok,check=guest_checks result=ok,check=kunit result=skip,check=log_scan result=ok,check=possible_cpus result=ok,check=online_cpus result=ok,check=pid_max result=ok,check=pid_max_min result=ok,check=pid_max_max result=ok,check=boot_line result=ok,check=sysctl_setting result=ok," || rc=1
 	return $rc
 }
 
 test_judge_wrong_expectations_fail() {
-	local rc=0 v
+	local rc=0
 	expect_eq "wrong CPU count" "$(judge "$FIX/hotplug-255.log" 254 1 0 1)" \
-		"fail the guest has 255 possible CPUs, not 254" || rc=1
+		"fail: possible_cpus,pid_max,pid_max_min,boot_line" || rc=1
+	expect_eq "reason" "$(reason_of possible_cpus "$FIX/hotplug-255.log" 254 1 0 1)" \
+		"possible CPUs 255, expected 254" || rc=1
 	expect_eq "wrong online count" "$(judge "$FIX/online-008.log" 8 1 0 1)" \
-		"fail the guest has 8 online CPUs, not 1" || rc=1
+		"fail: online_cpus" || rc=1
 	expect_eq "wrong variant" "$(judge "$FIX/hotplug-255.log" 255 1 1 1)" \
-		"fail pid_max 261120, expected 32768" || rc=1
+		"fail: pid_max,pid_max_max,boot_line" || rc=1
+	expect_eq "reason" "$(reason_of pid_max "$FIX/hotplug-255.log" 255 1 1 1)" \
+		"pid_max 261120, expected 32768" || rc=1
 	return $rc
 }
 
 test_judge_wrong_values_fail() {
-	local rc=0 v log="$TMP/edited.log"
+	local rc=0 log="$TMP/edited.log"
 	edit_log "$FIX/hotplug-255.log" "$log" 's/^# pid_max: 261120/# pid_max: 261119/'
-	expect_eq "pid_max off by one" "$(judge "$log" 255 1 0 1)" \
-		"fail pid_max 261119, expected 261120" || rc=1
+	expect_eq "pid_max off by one" "$(judge "$log" 255 1 0 1)" "fail: pid_max" || rc=1
+	expect_eq "reason" "$(reason_of pid_max "$log" 255 1 0 1)" \
+		"pid_max 261119, expected 261120" || rc=1
 	edit_log "$FIX/hotplug-255.log" "$log" 's/^# pid_max_min: 2040/# pid_max_min: 301/'
-	expect_eq "unscaled minimum" "$(judge "$log" 255 1 0 1)" \
-		"fail pid_max_min 301, expected 2040" || rc=1
+	expect_eq "unscaled minimum" "$(judge "$log" 255 1 0 1)" "fail: pid_max_min" || rc=1
 	edit_log "$FIX/hotplug-255.log" "$log" 's/nr_cpu_ids: 255/nr_cpu_ids: 1/'
-	expect_eq "boot line CPU count" "$(judge "$log" 255 1 0 1)" \
-		"fail boot line nr_cpu_ids 1, expected 255" || rc=1
+	expect_eq "boot line CPU count" "$(judge "$log" 255 1 0 1)" "fail: boot_line" || rc=1
+	expect_eq "reason" "$(reason_of boot_line "$log" 255 1 0 1)" \
+		"boot line default/minimum/nr_cpu_ids/clamped 261120/2040/1/no, expected 261120/2040/255/no" || rc=1
 	edit_log "$FIX/hotplug-255.log" "$log" 's/clamped: no/clamped: yes/'
-	expect_eq "boot line clamp" "$(judge "$log" 255 1 0 1)" \
-		"fail boot line clamped: yes, expected no" || rc=1
+	expect_eq "boot line clamp" "$(judge "$log" 255 1 0 1)" "fail: boot_line" || rc=1
+	return $rc
+}
+
+# A boot broken several ways at once shows every check that failed, and
+# the verdict's reason names them all.
+test_judge_lists_every_failed_check() {
+	local rc=0 log="$TMP/broken.log" v
+	edit_log "$FIX/hotplug-255.log" "$log" 's/^# pid_max: 261120/# pid_max: 32768/
+		s/^# pid_max_min: 2040/# pid_max_min: 301/
+		s/clamped: no/clamped: yes/
+		s/^# cpus: possible=0-254/# cpus: possible=0-253/
+		s/^Run \/init as init process/WARNING: CPU: 0 PID: 1 at kernel\/pid.c:650\n&/'
+	expect_eq "every check" "$(judge "$log" 255 1 0 1)" \
+		"fail: log_scan,possible_cpus,pid_max,pid_max_min,boot_line" || rc=1
+	v=$(judged "$log" 255 1 0 1 | head -n 1)
+	expect_eq "verdict reason" "$(kv_get "$v" reason)" \
+		"the console shows an oops, BUG or WARNING; possible CPUs 254, expected 255; pid_max 32768, expected 261120; pid_max_min 301, expected 2040; boot line default/minimum/nr_cpu_ids/clamped 261120/2040/255/yes, expected 261120/2040/255/no" || rc=1
 	return $rc
 }
 
 test_judge_guest_failures() {
-	local rc=0 v log="$TMP/edited.log"
+	local rc=0 log="$TMP/edited.log"
 	edit_log "$FIX/hotplug-255.log" "$log" 's/^ok 3 pid_max_min_probe/not ok 3 pid_max_min_probe # 1 was accepted/'
-	expect_eq "not ok line" "$(judge "$log" 255 1 0 1)" \
-		"fail guest checks failed: pid_max_min_probe" || rc=1
+	expect_eq "not ok line" "$(judge "$log" 255 1 0 1)" "fail: guest_checks" || rc=1
+	expect_eq "reason" "$(reason_of guest_checks "$log" 255 1 0 1)" \
+		"guest checks failed: pid_max_min_probe" || rc=1
 	edit_log "$FIX/hotplug-255.log" "$log" '/^ok 5 /d'
-	expect_eq "missing result" "$(judge "$log" 255 1 0 1)" \
-		"fail 5 guest results for a plan of 6" || rc=1
+	expect_eq "missing result" "$(reason_of guest_checks "$log" 255 1 0 1)" \
+		"5 guest results for a plan of 6" || rc=1
 	edit_log "$FIX/hotplug-255.log" "$log" 's/^Run \/init as init process/WARNING: CPU: 0 PID: 1 at kernel\/pid.c:650 pid_idr_init+0x0\/0x0\n&/'
-	expect_eq "warning on the console" "$(judge "$log" 255 1 0 1)" \
-		"fail the console shows an oops, BUG or WARNING" || rc=1
+	expect_eq "warning on the console" "$(judge "$log" 255 1 0 1)" "fail: log_scan" || rc=1
 	return $rc
 }
 
 test_judge_truncated_logs_fail() {
-	local rc=0 v log="$TMP/cut.log"
+	local rc=0 log="$TMP/cut.log"
 	edit_log "$FIX/hotplug-255.log" "$log" '/^ok 4 /,$d'
 	expect_eq "cut in the checks" "$(judge "$log" 255 1 0 1)" \
-		"fail no final marker: the guest stopped before its checks ended" || rc=1
+		"fail: final_marker,guest_checks,pid_max_max" || rc=1
+	expect_eq "reason" "$(reason_of final_marker "$log" 255 1 0 1)" \
+		"no final marker: the guest stopped before its checks ended" || rc=1
 	edit_log "$FIX/hotplug-255.log" "$log" '/^PIDMAX-HARNESS-BEGIN/,$d'
-	expect_eq "cut before init" "$(judge "$log" 255 1 0 1)" \
-		"fail the guest's init never reported (qemu exit 0)" || rc=1
+	expect_eq "cut before init" "$(reason_of final_marker "$log" 255 1 0 1)" \
+		"the guest's init never reported (qemu exit 0)" || rc=1
 	: >"$log"
-	v=$(judge "$log" 255 1 0 1)
-	[[ $v == fail* ]] || {
-		echo "empty log: $v"
+	[[ $(judge "$log" 255 1 0 1) == "fail: final_marker,guest_checks,"* ]] || {
+		echo "empty log: $(judge "$log" 255 1 0 1)"
 		rc=1
 	}
 	return $rc
 }
 
 test_judge_recorded_panic() {
-	local v
-	v=$(judge "$FIX/panic.log" 1 1 0 1)
-	expect_eq "panic" "$v" "panic PANIC: the kernel panicked"
+	local rc=0
+	[[ $(judge "$FIX/panic.log" 1 1 0 1) == "panic: panic,final_marker,"* ]] || {
+		echo "panic: $(judge "$FIX/panic.log" 1 1 0 1)"
+		rc=1
+	}
+	expect_eq "reason" "$(reason_of panic "$FIX/panic.log" 1 1 0 1)" \
+		"PANIC: the kernel panicked" || rc=1
+	return $rc
 }
 
 test_judge_recorded_hang() {
 	local v
 	v=$(judge "$FIX/hang.log" 4 1 0 1)
-	[[ $v == "timeout TIMEOUT: guest killed after "* ]] || {
+	[[ $v == "timeout: timeout,final_marker,"* ]] || {
 		echo "hang: $v"
 		return 1
 	}
+	[[ $(reason_of timeout "$FIX/hang.log" 4 1 0 1) == "TIMEOUT: guest killed after "* ]]
 }
 
 test_kunit_recorded_pass() {
 	local rc=0
 	expect_eq "params" "$(kconfig_pid_params "$FIX/config-6.1-full-kunit")" "0 1 1" || rc=1
-	expect_eq "kunit boot" "$(judge "$FIX/kunit-hotplug-040.log" 40 1 0 1 1)" "pass -" || rc=1
+	expect_eq "kunit boot" "$(judge "$FIX/kunit-hotplug-040.log" 40 1 0 1 1)" pass || rc=1
 	# A kernel built with the suite must show it: an old log lacks it.
-	expect_eq "no suite" "$(judge "$FIX/hotplug-033.log" 33 1 0 1 1)" \
-		"fail KUnit suite pid_max: none, failed cases: none" || rc=1
+	expect_eq "no suite" "$(judge "$FIX/hotplug-033.log" 33 1 0 1 1)" "fail: kunit" || rc=1
+	expect_eq "reason" "$(reason_of kunit "$FIX/hotplug-033.log" 33 1 0 1 1)" \
+		"KUnit suite pid_max: none, failed cases: none" || rc=1
+	# A kernel without it gets a SKIP with the reason, not a pass.
+	expect_eq "skip" "$(reason_of kunit "$FIX/hotplug-033.log" 33 1 0 1 0)" \
+		"the kernel is built without CONFIG_PID_MAX_KUNIT_TEST" || rc=1
 	return $rc
 }
 
 # A console with printk timestamps (printk.time=1) parses the same.
 test_kunit_recorded_with_timestamps() {
-	expect_eq "printk.time=1" "$(judge "$FIX/printk-time-001.log" 1 1 0 1 1)" "pass -"
+	expect_eq "printk.time=1" "$(judge "$FIX/printk-time-001.log" 1 1 0 1 1)" pass
 }
 
 test_kunit_failures_fail() {
-	local rc=0 v log="$TMP/kunit.log"
+	local rc=0 log="$TMP/kunit.log"
 	edit_log "$FIX/kunit-hotplug-040.log" "$log" \
 		's/^    ok 6 pid_max_no_overflow/    not ok 6 pid_max_no_overflow/; s/^ok 1 pid_max$/not ok 1 pid_max/'
-	v=$(judge "$log" 40 1 0 1 1)
-	expect_eq "failed case" "$v" \
-		"fail KUnit suite pid_max: notok, failed cases: pid_max_no_overflow" || rc=1
+	expect_eq "failed case" "$(judge "$log" 40 1 0 1 1)" "fail: kunit" || rc=1
+	expect_eq "failed case" "$(reason_of kunit "$log" 40 1 0 1 1)" \
+		"KUnit suite pid_max: notok, failed cases: pid_max_no_overflow" || rc=1
 	edit_log "$FIX/kunit-hotplug-040.log" "$log" '/^    ok 7 /d'
-	v=$(judge "$log" 40 1 0 1 1)
-	expect_eq "short of plan" "$v" "fail KUnit suite pid_max: 6 results for a plan of 7" || rc=1
+	expect_eq "short of plan" "$(reason_of kunit "$log" 40 1 0 1 1)" \
+		"KUnit suite pid_max: 6 results for a plan of 7" || rc=1
 	edit_log "$FIX/kunit-hotplug-040.log" "$log" '/^    ok 5 /d; s/^    1\.\.7$/    1..6/'
-	v=$(judge "$log" 40 1 0 1 1)
-	expect_eq "case gone" "$v" "fail KUnit suite pid_max: case pid_max_base_small is missing" || rc=1
+	expect_eq "case gone" "$(reason_of kunit "$log" 40 1 0 1 1)" \
+		"KUnit suite pid_max: case pid_max_base_small is missing" || rc=1
 	edit_log "$FIX/kunit-hotplug-040.log" "$log" '/^    ok 4 /,$d'
-	v=$(judge "$log" 40 1 0 1 1)
-	expect_eq "cut in the suite" "$v" "fail the guest's init never reported (qemu exit 0)" || rc=1
+	[[ $(judge "$log" 40 1 0 1 1) == "fail: final_marker,guest_checks,kunit,"* ]] || {
+		echo "cut in the suite: $(judge "$log" 40 1 0 1 1)"
+		rc=1
+	}
 	return $rc
 }
 
 test_judge_recorded_scenarios() {
 	local rc=0
-	expect_eq "extended" "$(judge "$FIX/extended-064.log" 64 1 0 1 1)" "pass -" || rc=1
-	expect_eq "override" "$(judge "$FIX/sysctl-override.log" 64 1 0 1 1 30000)" "pass -" || rc=1
+	expect_eq "extended" "$(judge "$FIX/extended-064.log" 64 1 0 1 1)" pass || rc=1
+	expect_eq "override" "$(judge "$FIX/sysctl-override.log" 64 1 0 1 1 pid_max=30000)" pass || rc=1
 	expect_eq "override, formula expected" "$(judge "$FIX/sysctl-override.log" 64 1 0 1 1)" \
-		"fail pid_max 30000, expected 65536" || rc=1
-	expect_eq "refused" "$(judge "$FIX/sysctl-too-low.log" 64 1 0 1 1 "" 1)" "pass -" || rc=1
-	expect_eq "refusal unexpected" "$(judge "$FIX/sysctl-too-low.log" 64 1 0 1 1 "" 0)" \
-		"fail the kernel refused the sysctl.kernel.pid_max= setting" || rc=1
-	expect_eq "refusal missing" "$(judge "$FIX/sysctl-override.log" 64 1 0 1 1 30000 1)" \
-		"fail the kernel did not refuse the sysctl.kernel.pid_max= setting" || rc=1
+		"fail: pid_max" || rc=1
+	expect_eq "refused" "$(judge "$FIX/sysctl-too-low.log" 64 1 0 1 1 sysctl_refused=1)" pass || rc=1
+	expect_eq "refusal unexpected" "$(reason_of sysctl_setting "$FIX/sysctl-too-low.log" 64 1 0 1 1)" \
+		"the kernel refused the sysctl.kernel.pid_max= setting" || rc=1
+	expect_eq "refusal missing" "$(reason_of sysctl_setting "$FIX/sysctl-override.log" 64 1 0 1 1 pid_max=30000 sysctl_refused=1)" \
+		"the kernel did not refuse the sysctl.kernel.pid_max= setting" || rc=1
 	return $rc
 }
 
 test_judge_extended_failures() {
-	local v log="$TMP/ext.log"
+	local log="$TMP/ext.log"
 	edit_log "$FIX/extended-064.log" "$log" 's/^ok \([0-9]*\) bad_write_2pow63$/not ok \1 bad_write_2pow63 # accepted/'
-	v=$(judge "$log" 64 1 0 1 1)
-	expect_eq "bad write accepted" "$v" "fail guest checks failed: bad_write_2pow63"
+	expect_eq "bad write accepted" "$(reason_of guest_checks "$log" 64 1 0 1 1)" \
+		"guest checks failed: bad_write_2pow63"
 }
 
 test_tree_6_12() {
@@ -355,7 +436,7 @@ test_tree_6_12() {
 		rc=1
 	}
 	# A real 6.12 console, with its KUnit suite.
-	expect_eq "6.12 online 64" "$(judge "$FIX/online-064-6.12.log" 64 64 0 1 1)" "pass -" || rc=1
+	expect_eq "6.12 online 64" "$(judge "$FIX/online-064-6.12.log" 64 64 0 1 1)" pass || rc=1
 	return $rc
 }
 
@@ -366,33 +447,78 @@ test_tree_6_12_hotplug_tier_refused() {
 		--cpus 1-4 --online "" --out "$TMP/612"
 }
 
+# Planned by default on 6.12 under TCG, the hotplug tier is one job with
+# the reason, reported as a KTAP SKIP and a JUnit <skipped/>.
+test_tree_6_12_hotplug_tier_skipped() {
+	local out="$TMP/612skip" rc=0 sum
+	mkdir -p "$out/boots"
+	"$HARNESS/plan.sh" --kernel /k --config "$FIX/config-6.12-full" --initrd /i \
+		--label 6.12-full --accel tcg --online 64 --scenarios no >"$out/jobs"
+	expect_eq "jobs" "$(cut -f1,2 "$out/jobs" | tr '\t\n' ' ,')" \
+		"name=6.12-full-hotplug tier=hotplug,name=6.12-full-online-064 tier=online," || rc=1
+	cp "$FIX/online-064-6.12.log" "$out/boots/6.12-full-online-064.log"
+	cp "$FIX/online-064-6.12.log.meta" "$out/boots/6.12-full-online-064.log.meta"
+	sum=$("$HARNESS/report.sh" "$out" 2>/dev/null) || rc=1
+	expect_eq "summary" "$sum" "1 passed, 0 failed" || rc=1
+	grep -q "^ok 1 6.12-full-hotplug # SKIP Linux 6.12.118 under TCG ignores" "$out/results.ktap" || {
+		echo "no SKIP line: $(head -n 4 "$out/results.ktap")"
+		rc=1
+	}
+	grep -q '<skipped message="Linux 6.12.118 under TCG' "$out/results.xml" || {
+		echo "no <skipped/> in results.xml"
+		rc=1
+	}
+	grep -q '<testsuites tests="2" failures="0" skipped="1">' "$out/results.xml" || rc=1
+	expect_eq "csv" "$(sed -n 2p "$out/results.csv")" \
+		"none,none,none,none,none,none,none,skip,6.12-full-hotplug,hotplug,full" || rc=1
+	return $rc
+}
+
 # --- the report ------------------------------------------------------
 
-test_report_counts_missing_boots() {
-	local out="$TMP/report" rc=0
+# report_folder DIR: a results folder with four jobs of two variants: a
+# recorded passing boot, a boot never run, and their small twins.
+report_folder() {
+	local out=$1 cfg="$TMP/config-small"
 	mkdir -p "$out/boots"
-	printf '%s\n' "a-hotplug-255 255 1 1,maxcpus=255 261120 2040 - 0" \
-		"a-online-033 33 33 33 33792 301 - 0" >"$out/jobs"
+	sed 's/^CONFIG_BASE_SMALL=0/CONFIG_BASE_SMALL=1/' "$FIX/config-6.1-full" >"$cfg"
+	"$HARNESS/plan.sh" --kernel /k --config "$FIX/config-6.1-full" --initrd /i \
+		--label a --cpus 255 --online 33 --scenarios no >"$out/jobs"
+	"$HARNESS/plan.sh" --kernel /k --config "$cfg" --initrd /i \
+		--label b --cpus 255 --online 33 --scenarios no >>"$out/jobs"
 	cp "$FIX/hotplug-255.log" "$out/boots/a-hotplug-255.log"
-	printf 'a-hotplug-255 255 1\n%s\npass -\n' \
-		"$("$HARNESS/parse-console.sh" "$FIX/hotplug-255.log")" >"$out/boots/a-hotplug-255.rec"
-	expect_eq "counts" "$("$HARNESS/report.sh" "$out")" "1 1" || rc=1
+	cp "$FIX/hotplug-255.log.meta" "$out/boots/a-hotplug-255.log.meta"
+	cp "$FIX/hotplug-255.log" "$out/boots/b-hotplug-255.log"
+}
+
+test_report_counts_missing_boots() {
+	local out="$TMP/report" rc=0 sum
+	report_folder "$out"
+	sum=$("$HARNESS/report.sh" "$out") && rc=1
+	expect_eq "counts" "$sum" "1 passed, 3 failed" || rc=1
 	expect_eq "csv header" "$(head -n 1 "$out/results.csv")" \
-		"cpus,online,pid_max,expected,pid_max_min,expected_min,seconds,verdict" || rc=1
+		"cpus,online,pid_max,expected,pid_max_min,expected_min,seconds,verdict,boot,tier,variant" || rc=1
 	expect_eq "csv row 1" "$(sed -n 2p "$out/results.csv")" \
-		"255,1,261120,261120,2040,2040,2.10,pass" || rc=1
+		"255,1,261120,261120,2040,2040,2.10,pass,a-hotplug-255,hotplug,full" || rc=1
 	expect_eq "csv row 2" "$(sed -n 3p "$out/results.csv")" \
-		"33,none,none,33792,none,301,none,fail" || rc=1
+		"33,none,none,33792,none,301,none,fail,a-online-033,online,full" || rc=1
+	expect_eq "csv row 3" "$(sed -n 4p "$out/results.csv")" \
+		"255,1,261120,32768,2040,2040,0,fail,b-hotplug-255,hotplug,small" || rc=1
 	grep -q '^not ok 2 a-online-033 # not run' "$out/results.ktap" || {
 		echo "KTAP lacks the missing boot"
 		rc=1
 	}
-	grep -q '^  ok 3 pid_max_min_probe$' "$out/results.ktap" || {
+	grep -q '^        ok 3 pid_max_min_probe$' "$out/results.ktap" || {
 		echo "KTAP lacks the nested guest results"
 		rc=1
 	}
-	expect_eq "junit cases" "$(grep -c '<testcase ' "$out/results.xml")" 2 || rc=1
-	grep -q '<testsuite name="pid_max sweep" tests="2" failures="1">' "$out/results.xml" || {
+	grep -q '^    not ok 9 pid_max # pid_max 261120, expected 32768$' "$out/results.ktap" || {
+		echo "KTAP lacks the failed check as a subtest"
+		rc=1
+	}
+	expect_eq "checks.csv" "$(grep -c ',b-hotplug-255,\|^b-hotplug-255,.*,fail,' "$out/checks.csv")" 3 || rc=1
+	expect_eq "junit cases" "$(grep -c '<testcase ' "$out/results.xml")" 4 || rc=1
+	grep -q '<testsuite name="pid_max sweep" tests="4" failures="3" skipped="0">' "$out/results.xml" || {
 		echo "junit suite line: $(grep '<testsuite ' "$out/results.xml")"
 		rc=1
 	}
@@ -400,18 +526,49 @@ test_report_counts_missing_boots() {
 		echo "junit lacks the failure"
 		rc=1
 	}
-	[[ ! -e $out/results.csv.tmp && ! -e $out/results.ktap.tmp && ! -e $out/results.xml.tmp ]] || rc=1
+	expect_eq "variants.csv" "$(cat "$out/variants.csv")" \
+		"cpus,online,full_pid_max,full_expected,full_verdict,small_pid_max,small_expected,small_verdict,boot,tier
+255,1,261120,261120,pass,261120,32768,fail,hotplug-255,hotplug
+33,33,none,33792,fail,none,32768,fail,online-033,online" || rc=1
+	[[ -z $(find "$out" -name '*.tmp') ]] || rc=1
+	return $rc
+}
+
+# report.sh on a finished folder writes the same files again, byte for
+# byte: verdicts are made from the logs and the jobs, at report time.
+test_report_reproduces_itself() {
+	local out="$TMP/again" f rc=0
+	report_folder "$out"
+	"$HARNESS/report.sh" "$out" >/dev/null || true
+	mkdir -p "$TMP/first"
+	for f in results.ktap results.csv results.xml checks.csv variants.csv; do
+		cp "$out/$f" "$TMP/first/$f"
+	done
+	"$HARNESS/report.sh" "$out" >/dev/null || true
+	for f in results.ktap results.csv results.xml checks.csv variants.csv; do
+		cmp -s "$out/$f" "$TMP/first/$f" || {
+			echo "$f differs"
+			rc=1
+		}
+	done
 	return $rc
 }
 
 # --- boots and sweeps against a fake QEMU ----------------------------
 
+# fake_job SMP TIMEOUT: a job line for boot-guest.sh with the fake QEMU.
+fake_job() {
+	JK_KERNEL=$FIX/config-6.1-full JK_CONFIG=$FIX/config-6.1-full
+	JK_INITRD=$FIX/config-6.1-full JK_LABEL=fake JK_ACCEL=tcg
+	JK_SMALL=0 JK_IS64=1 JK_KUNIT=0 JK_VARIANT=full
+	make_job fake hotplug "${1##*=}" 1 "$1" "timeout=$2"
+}
+
 test_boot_fake_hang_is_killed() {
 	local log="$TMP/hang.log" pids="$TMP/hang.pids" pid
 	: >"$pids"
 	QEMU="$TESTS/fake-qemu.sh" FAKE_QEMU_MODE=hang FAKE_QEMU_PIDFILE="$pids" \
-		"$HARNESS/boot-guest.sh" "$FIX/config-6.1-full" "$FIX/config-6.1-full" \
-		1,maxcpus=4 "$log" 2
+		"$HARNESS/boot-guest.sh" "$(fake_job 1,maxcpus=4 2)" "$log"
 	grep -q 'timed_out=1' "$log.meta" || {
 		echo "meta: $(cat "$log.meta")"
 		return 1
@@ -421,73 +578,153 @@ test_boot_fake_hang_is_killed() {
 		echo "the hung fake QEMU ($pid) is still running"
 		return 1
 	fi
-	[[ $(judge "$log" 4 1 0 1) == timeout* ]]
+	[[ $(judge "$log" 4 1 0 1) == timeout:* ]]
 }
 
 test_boot_fake_crash_fails() {
 	local log="$TMP/crash.log"
 	QEMU="$TESTS/fake-qemu.sh" FAKE_QEMU_MODE=crash \
-		"$HARNESS/boot-guest.sh" "$FIX/config-6.1-full" "$FIX/config-6.1-full" \
-		1,maxcpus=4 "$log" 5
-	expect_eq "crash" "$(judge "$log" 4 1 0 1)" \
-		"fail the guest's init never reported (qemu exit 1)"
+		"$HARNESS/boot-guest.sh" "$(fake_job 1,maxcpus=4 5)" "$log"
+	expect_eq "crash" "$(reason_of final_marker "$log" 4 1 0 1)" \
+		"the guest's init never reported (qemu exit 1)"
 }
 
-# sweep CPUS ONLINE LOG: a sweep of a recorded log through the fake QEMU.
+test_boot_bad_job_refused() {
+	must_fail "the job lacks its initrd field" \
+		"$HARNESS/boot-guest.sh" "name=x"$'\t'"kernel=/k" "$TMP/bad.log"
+}
+
+# sweep CPUS ONLINE LOG [OPTION...]: a sweep of a recorded log through
+# the fake QEMU.
 sweep() {
 	QEMU="$TESTS/fake-qemu.sh" FAKE_QEMU_MODE=replay FAKE_QEMU_LOG="$3" \
 		"$HARNESS/sweep-smp.sh" --accel tcg --kernel "$FIX/config-6.1-full" \
 		--config "$FIX/config-6.1-full" --build-dir "$TMP/build" \
-		--out "$TMP/sweep" --cpus "$1" --online "$2" --scenarios no
+		--out "$TMP/sweep" --cpus "$1" --online "$2" --scenarios no "${@:4}"
 }
 
 test_sweep_fake_pass() {
-	local out
+	local out rc=0
 	out=$(sweep 255 "" "$FIX/hotplug-255.log" 2>&1) || {
 		echo "$out"
 		return 1
 	}
-	expect_eq "last line" "$(tail -n 1 <<<"$out")" "1 passed, 0 failed"
+	expect_eq "last line" "$(tail -n 1 <<<"$out")" "1 passed, 0 failed" || rc=1
+	# A --kernel run gets its picture, whatever the kernel's label.
+	[[ -s $TMP/sweep/pid_max.svg && -s $TMP/sweep/pid_max.png ]] || {
+		echo "no picture: $out"
+		rc=1
+	}
+	return $rc
 }
 
 test_sweep_fake_wrong_count_fails() {
 	local out rc=0
 	out=$(sweep 254,255 "" "$FIX/hotplug-255.log" 2>&1) && rc=1
 	expect_eq "last line" "$(tail -n 1 <<<"$out")" "1 passed, 1 failed" || return 1
-	grep -q '^254,1,261120,260096,2040,2032,[0-9.]*,fail$' "$TMP/sweep/results.csv" || {
+	grep -q '^254,1,261120,260096,2040,2032,[0-9.]*,fail,config-6.1-full-hotplug-254,hotplug,full$' \
+		"$TMP/sweep/results.csv" || {
 		echo "csv: $(cat "$TMP/sweep/results.csv")"
 		return 1
+	}
+	grep -q 'config-6.1-full-hotplug-254 *fail .*(failed: possible_cpus,pid_max,pid_max_min,boot_line)' <<<"$out" || {
+		echo "the boot's line does not name its failed checks: $out"
+		rc=1
+	}
+	return $rc
+}
+
+# --list prints the named job list and boots nothing, writes nothing.
+test_sweep_list_boots_nothing() {
+	local out pids="$TMP/list.pids" rc=0
+	: >"$pids"
+	out=$(QEMU="$TESTS/fake-qemu.sh" FAKE_QEMU_PIDFILE="$pids" \
+		"$HARNESS/sweep-smp.sh" --list --accel tcg --kernel "$FIX/config-6.1-full" \
+		--config "$FIX/config-6.1-full" --build-dir "$TMP/build" \
+		--out "$TMP/listed" --cpus 1-3 --online 255 2>/dev/null) || {
+		echo "--list failed"
+		return 1
+	}
+	expect_eq "jobs" "$(cut -f1,2,9 <<<"$out" | head -n 4 | tr '\t\n' ' ,')" \
+		"name=config-6.1-full-hotplug-001 tier=hotplug smp=1,maxcpus=1,name=config-6.1-full-hotplug-002 tier=hotplug smp=1,maxcpus=2,name=config-6.1-full-hotplug-003 tier=hotplug smp=1,maxcpus=3,name=config-6.1-full-online-255 tier=online smp=255," || rc=1
+	expect_eq "count" "$(wc -l <<<"$out")" 10 || rc=1
+	expect_eq "scenario" "$(grep 'maxcpus-2' <<<"$out" | cut -f1,12,14,15)" \
+		"name=config-6.1-full-maxcpus-2	append=maxcpus=2	online=2	pid_max=40960" || rc=1
+	[[ ! -s $pids && ! -e $TMP/listed ]] || {
+		echo "--list booted or wrote something"
+		rc=1
 	}
 	return $rc
 }
 
 test_sweep_bad_input_is_refused() {
-	local out
-	if out=$("$HARNESS/sweep-smp.sh" --cpus 1-300 2>&1); then
-		echo "accepted --cpus 1-300"
-		return 1
-	fi
+	local out rc=0 opt
+	for opt in "--cpus 1-300" "--jobs 0" "--variant huge" "--bogus" "--cpus" "--list extra"; do
+		# shellcheck disable=SC2086 # the words of opt are separate options
+		out=$("$HARNESS/sweep-smp.sh" $opt 2>&1) && rc=1
+		# shellcheck disable=SC2086
+		"$HARNESS/sweep-smp.sh" $opt >/dev/null 2>&1 || [[ $? == 2 ]] || {
+			echo "'$opt' did not exit 2: $out"
+			rc=1
+		}
+		[[ $out == *"Try 'sweep-smp.sh --help'."* ]] || {
+			echo "'$opt': $out"
+			rc=1
+		}
+	done
+	out=$("$HARNESS/sweep-smp.sh" --cpus 1-300 2>&1) || true
 	[[ $out == *"bad CPU list '1-300'"* ]] || {
 		echo "message: $out"
-		return 1
+		rc=1
 	}
-	if out=$("$HARNESS/sweep-smp.sh" --jobs 0 2>&1); then
-		echo "accepted --jobs 0"
-		return 1
-	fi
 	if out=$("$HARNESS/sweep-smp.sh" --kernel "$TMP/none" 2>&1); then
 		echo "accepted a missing kernel"
-		return 1
+		rc=1
 	fi
 	[[ $out == *"--kernel $TMP/none is not readable"* ]] || {
 		echo "message: $out"
-		return 1
+		rc=1
 	}
+	return $rc
+}
+
+# Every script parses options one way: --help prints its usage text and
+# exits 0, a usage error exits 2.
+test_every_script_usage() {
+	local s rc=0 out
+	for s in "$HARNESS"/*.sh "$HARNESS/../ci/"*.sh; do
+		# (lib.sh is sourced; guest-init.sh is the guest's /init)
+		[[ $s == */lib.sh || $s == */guest-init.sh ]] && continue
+		out=$("$s" --help 2>&1) || {
+			echo "${s##*/} --help exits $?"
+			rc=1
+		}
+		[[ $out == Usage:* ]] || {
+			echo "${s##*/} --help: $(head -n 1 <<<"$out")"
+			rc=1
+		}
+		"$s" --no-such-option >/dev/null 2>&1 || [[ $? == 2 ]] || {
+			echo "${s##*/}: a bad option does not exit 2"
+			rc=1
+		}
+	done
+	return $rc
+}
+
+# plant_stale DIR: an earlier run's outputs, to be removed by the next.
+plant_stale() {
+	local f
+	mkdir -p "$1/boots"
+	for f in results.ktap results.csv results.xml checks.csv variants.csv \
+		pid_max.svg pid_max.png jobs boots/old.log; do
+		echo stale >"$1/$f"
+	done
 }
 
 test_sweep_interrupted_leaves_nothing() {
-	local pids="$TMP/int.pids" pid spid i
+	local pids="$TMP/int.pids" pid spid i f
 	: >"$pids"
+	plant_stale "$TMP/int"
 	QEMU="$TESTS/fake-qemu.sh" FAKE_QEMU_MODE=hang FAKE_QEMU_PIDFILE="$pids" \
 		"$HARNESS/sweep-smp.sh" --accel tcg --kernel "$FIX/config-6.1-full" \
 		--config "$FIX/config-6.1-full" --build-dir "$TMP/build" \
@@ -510,10 +747,71 @@ test_sweep_interrupted_leaves_nothing() {
 			return 1
 		fi
 	done <"$pids"
-	[[ ! -e $TMP/int/results.csv && ! -e $TMP/int/results.ktap ]] || {
-		echo "an interrupted sweep left results behind"
+	for f in results.ktap results.csv results.xml checks.csv variants.csv \
+		pid_max.svg pid_max.png boots/old.log; do
+		[[ ! -e $TMP/int/$f ]] || {
+			echo "an interrupted sweep left $f behind"
+			return 1
+		}
+	done
+}
+
+# A finished run keeps nothing of an earlier one: a one-variant sweep
+# leaves no variants.csv of an earlier --variant all run.
+test_sweep_leaves_nothing_stale() {
+	local rc=0
+	plant_stale "$TMP/sweep"
+	sweep 255 "" "$FIX/hotplug-255.log" >/dev/null 2>&1 || rc=1
+	[[ ! -e $TMP/sweep/variants.csv && ! -e $TMP/sweep/boots/old.log ]] || {
+		echo "stale files survived a new run"
+		rc=1
+	}
+	grep -qx stale "$TMP/sweep/results.xml" "$TMP/sweep/pid_max.svg" "$TMP/sweep/checks.csv" && {
+		echo "a stale output was not rewritten"
+		rc=1
+	}
+	return $rc
+}
+
+# A first run on a fresh machine says nothing that looks like an error
+# while it picks the accelerator (it once printed "No such file").
+test_accel_fresh_build_dir_quiet() {
+	local err rc=0 v
+	v=$(QEMU="$TESTS/fake-qemu.sh" FAKE_QEMU_MODE=crash "$HARNESS/accel.sh" \
+		"$TMP/fresh-build" "$FIX/config-6.1-full" "$FIX/config-6.1-full" \
+		"$FIX/config-6.1-full" 2>"$TMP/accel.err") || rc=1
+	expect_eq "verdict" "$v" tcg || rc=1
+	err=$(cat "$TMP/accel.err")
+	[[ $err == "accel.sh: accelerator: tcg ("* && $(wc -l <<<"$err") == 1 ]] || {
+		echo "stderr: $err"
+		rc=1
+	}
+	return $rc
+}
+
+test_kunit_parse_judges_ktap() {
+	local rc=0 out
+	[[ -r $FIX/../../../build/src/linux-source-6.1/tools/testing/kunit/kunit.py ||
+		-r /usr/src/linux-source-6.1.tar.xz ]] || {
+		echo "SKIP: no kunit.py and no linux-source-6.1"
+		return 0
+	}
+	sweep 255 "" "$FIX/hotplug-255.log" --out "$TMP/kpsweep" >/dev/null 2>&1 || {
+		echo "the fake sweep failed"
 		return 1
 	}
+	report_folder "$TMP/kp"
+	"$HARNESS/report.sh" "$TMP/kp" >/dev/null 2>&1 || true
+	out=$("$HARNESS/../ci/kunit-parse.sh" --build-dir "$HARNESS/../build" "$TMP/kp/results.ktap") && rc=1
+	[[ $out == *"Testing complete."*"failed: "* ]] || {
+		echo "kunit.py did not see the failures: $out"
+		rc=1
+	}
+	"$HARNESS/../ci/kunit-parse.sh" --build-dir "$HARNESS/../build" "$TMP/kpsweep/results.ktap" >/dev/null || {
+		echo "kunit.py parse rejects a passing sweep's results.ktap"
+		rc=1
+	}
+	return $rc
 }
 
 # --- missing tools, a stale series, a full disk ----------------------
@@ -540,7 +838,8 @@ must_fail() {
 test_missing_qemu_named() {
 	QEMU=/nonexistent/qemu-system-x86_64 must_fail \
 		"not found: apt-get install qemu-system-x86" \
-		"$HARNESS/sweep-smp.sh" --kernel "$FIX/config-6.1-full" --cpus 1 \
+		"$HARNESS/sweep-smp.sh" --kernel "$FIX/config-6.1-full" \
+		--config "$FIX/config-6.1-full" --cpus 1 \
 		--online "" --scenarios no --out "$TMP/noqemu"
 }
 
@@ -598,6 +897,11 @@ for t in "${tests[@]}"; do
 	i=$((i + 1))
 	if (set -euo pipefail && "$t") >"$TMP/out" 2>&1; then
 		passed=$((passed + 1))
+		# A test that does not apply here says "SKIP: reason" first.
+		if [[ $(head -n 1 "$TMP/out") == "SKIP: "* ]]; then
+			echo "ok $i ${t#test_} # SKIP $(head -n 1 "$TMP/out" | cut -c7-)"
+			continue
+		fi
 		echo "ok $i ${t#test_}"
 	else
 		failed=$((failed + 1))

@@ -1,0 +1,124 @@
+#!/bin/bash
+# judge.sh - judge one boot: its record (parse-console.sh) against its
+# job (plan.sh), every host-side check on its own.
+#
+# Usage: harness/judge.sh JOB RECORD
+# Prints the verdict line first, then a line per check, all in lib.sh's
+# KEY=VALUE format:
+#   verdict=pass|fail|timeout|panic   reason=...   (reasons of the failed
+#                                                   checks, "; "-joined)
+#   check=NAME   result=ok|fail|skip   reason=...
+# The checks, in order: timeout, panic, final_marker, guest_checks,
+# kunit, log_scan, possible_cpus, online_cpus, pid_max, pid_max_min,
+# pid_max_max, boot_line, sysctl_setting. Every expected value comes
+# from the job; nothing is recomputed here and nothing is read back
+# from the guest as an expectation. A boot passes only when no check
+# failed (the vmtest.sh rule: a guest fails until it proves success).
+set -euo pipefail
+
+# shellcheck source=harness/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+USAGE="Usage: harness/judge.sh JOB RECORD
+Judge one boot's RECORD (parse-console.sh) against its JOB line."
+
+main() {
+	parse_options "" "$@"
+	set -- "${OPTS[@]:1}"
+	(($# == 2)) || usage_error "expects JOB and RECORD"
+	local -A j=() r=()
+	kv_load j "$1"
+	kv_load r "$2"
+	[[ -z ${j[skip]:-} ]] || die "job ${j[name]:-?} is a skip: nothing to judge"
+	local key
+	for key in name possible online pid_max pid_max_min pid_max_max \
+		line_default line_min line_cpus line_clamped sysctl_refused kunit; do
+		[[ -n ${j[$key]:-} ]] || die "the job lacks its $key field"
+	done
+
+	local -a lines=() reasons=()
+	# check NAME RESULT [REASON]
+	check() {
+		lines+=("$(kv_line "check=$1" "result=$2" "reason=${3:-}")")
+		[[ $2 != fail ]] || reasons+=("${3:-$1}")
+	}
+	# expect NAME WHAT GOT WANT: ok when GOT is WANT.
+	expect() {
+		if [[ $3 == "$4" ]]; then
+			check "$1" ok
+		else
+			check "$1" fail "$2 $3, expected $4"
+		fi
+	}
+
+	if [[ ${r[timed_out]:-0} == 1 ]]; then
+		check timeout fail "TIMEOUT: guest killed after ${r[seconds]:-?}s"
+	else
+		check timeout ok
+	fi
+	if [[ ${r[panic]:-0} == 1 ]]; then
+		check panic fail "PANIC: the kernel panicked"
+	else
+		check panic ok
+	fi
+	if [[ ${r[begin]:-0} != 1 ]]; then
+		check final_marker fail "the guest's init never reported (qemu exit ${r[qemu_exit]:-none})"
+	elif [[ ${r[end]:-0} != 1 ]]; then
+		check final_marker fail "no final marker: the guest stopped before its checks ended"
+	else
+		check final_marker ok
+	fi
+	if [[ ${r[notoks]:-0} != 0 ]]; then
+		check guest_checks fail "guest checks failed: ${r[failed]:-?}"
+	elif [[ ${r[plan]:-none} == none || ${r[oks]:-0} != "${r[plan]}" ]]; then
+		check guest_checks fail "${r[oks]:-0} guest results for a plan of ${r[plan]:-none}"
+	else
+		check guest_checks ok
+	fi
+	local missing
+	if [[ ${j[kunit]} != 1 ]]; then
+		check kunit skip "the kernel is built without CONFIG_PID_MAX_KUNIT_TEST"
+	elif [[ ${r[kunit]:-none} != ok || ${r[kunit_notoks]:-0} != 0 ]]; then
+		check kunit fail "KUnit suite pid_max: ${r[kunit]:-none}, failed cases: ${r[kunit_failed]:-none}"
+	elif [[ ${r[kunit_oks]:-0} != "${r[kunit_plan]:-none}" ]]; then
+		check kunit fail "KUnit suite pid_max: ${r[kunit_oks]:-0} results for a plan of ${r[kunit_plan]:-none}"
+	elif missing=$(kunit_missing "${r[kunit_passed]:-}") && [[ -n $missing ]]; then
+		check kunit fail "KUnit suite pid_max: case $missing is missing"
+	else
+		check kunit ok
+	fi
+	if [[ ${r[oops]:-0} == 1 ]]; then
+		check log_scan fail "the console shows an oops, BUG or WARNING"
+	else
+		check log_scan ok
+	fi
+	expect possible_cpus "possible CPUs" "${r[possible]:-none}" "${j[possible]}"
+	expect online_cpus "online CPUs" "${r[online]:-none}" "${j[online]}"
+	expect pid_max pid_max "${r[pid_max]:-none}" "${j[pid_max]}"
+	expect pid_max_min pid_max_min "${r[pid_max_min]:-none}" "${j[pid_max_min]}"
+	expect pid_max_max pid_max_max "${r[pid_max_max]:-none}" "${j[pid_max_max]}"
+	local got want
+	got="${r[line_default]:-none}/${r[line_min]:-none}/${r[line_cpus]:-none}/${r[clamped]:-none}"
+	want="${j[line_default]}/${j[line_min]}/${j[line_cpus]}/${j[line_clamped]}"
+	expect boot_line "boot line default/minimum/nr_cpu_ids/clamped" "$got" "$want"
+	if [[ ${r[sysctl_err]:-0} == "${j[sysctl_refused]}" ]]; then
+		check sysctl_setting ok
+	elif [[ ${j[sysctl_refused]} == 1 ]]; then
+		check sysctl_setting fail "the kernel did not refuse the sysctl.kernel.pid_max= setting"
+	else
+		check sysctl_setting fail "the kernel refused the sysctl.kernel.pid_max= setting"
+	fi
+
+	local verdict=pass reason
+	if [[ ${r[timed_out]:-0} == 1 ]]; then
+		verdict=timeout
+	elif [[ ${r[panic]:-0} == 1 ]]; then
+		verdict=panic
+	elif ((${#reasons[@]})); then
+		verdict=fail
+	fi
+	reason=$(printf '%s; ' "${reasons[@]}")
+	kv_line "verdict=$verdict" "reason=${reason%; }"
+	printf '%s\n' "${lines[@]}"
+}
+
+main "$@"

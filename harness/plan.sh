@@ -1,0 +1,112 @@
+#!/bin/bash
+# plan.sh - the planner: turn the sweep's options into its job list, one
+# boot a line in lib.sh's KEY=VALUE format, on stdout. Boots nothing.
+#
+# A tier is a job generator below; each job carries its own expected
+# values, from the formula and the kernel's .config (make_job in lib.sh).
+set -euo pipefail
+
+HARNESS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=harness/lib.sh
+. "$HARNESS/lib.sh"
+
+USAGE="Usage: harness/plan.sh --kernel FILE --config FILE --initrd FILE
+                       [--label L] [--accel tcg|kvm] [--cpus LIST]
+                       [--online LIST] [--scenarios yes|no]
+Print the job list of one kernel, a boot a line:
+  hotplug    -smp 1,maxcpus=N for each N of --cpus (default: all,
+             1-$MAX_QEMU_CPUS): N possible CPUs, one online
+  online     -smp N for each N of --online (default: 1,2,32,33,64,128,255)
+  scenario   (--scenarios yes, the default) six boots: the extended
+             guest checks on 64 CPUs, sysctl.kernel.pid_max= in and out
+             of range, nr_cpus=40, possible_cpus=40 and maxcpus=2
+LIST is like 1,2,32-34,255 or all; \"\" plans no boot of that tier.
+A tier that cannot run on this kernel and accelerator is one job with
+a skip field and the reason; a --cpus LIST given for it is an error.
+--label names the kernel in every boot name (default: the kernel's
+file name); --accel is the accelerator the boots will use (tcg)."
+
+main() {
+	local kernel="" config="" initrd="" label="" accel=tcg
+	local cpus_list=all cpus_given=0 online_list=1,2,32,33,64,128,255
+	local scenarios=yes
+	parse_options "kernel:,config:,initrd:,label:,accel:,cpus:,online:,scenarios:" "$@"
+	set -- "${OPTS[@]}"
+	while (($#)); do
+		case $1 in
+		--kernel) kernel=$2 ;;
+		--config) config=$2 ;;
+		--initrd) initrd=$2 ;;
+		--label) label=$2 ;;
+		--accel) accel=$2 ;;
+		--cpus) cpus_list=$2 cpus_given=1 ;;
+		--online) online_list=$2 ;;
+		--scenarios) scenarios=$2 ;;
+		--) shift; break ;;
+		esac
+		shift 2
+	done
+	(($# == 0)) || usage_error "unexpected operand '$1'"
+	[[ -n $kernel && -n $config && -n $initrd ]] ||
+		usage_error "--kernel, --config and --initrd are required"
+	local hotplug online
+	hotplug=$(parse_cpu_list "$cpus_list") || usage_error "--cpus: see above"
+	online=$(parse_cpu_list "$online_list") || usage_error "--online: see above"
+	case $accel in
+	tcg | kvm) ;;
+	*) usage_error "--accel wants tcg or kvm, not '$accel'" ;;
+	esac
+	case $scenarios in
+	yes | no) ;;
+	*) usage_error "--scenarios wants yes or no, not '$scenarios'" ;;
+	esac
+	[[ -n $label ]] || label=$(basename "$kernel")
+	[[ $label =~ ^[A-Za-z0-9._+-]+$ ]] ||
+		usage_error "--label '$label': use letters, digits and . _ + - only"
+	job_kernel "$kernel" "$config" "$initrd" "$label" "$accel" ||
+		die "cannot plan for $config"
+
+	# Under TCG a kernel since 6.3 sees only QEMU's present CPUs (see
+	# tcg_counts_hotplug_cpus in lib.sh): no hotplug tier, and the
+	# scenario boots bring their CPUs online instead.
+	local version slots=yes why
+	version=$(kconfig_version "$config")
+	if [[ $accel == tcg ]] && ! tcg_counts_hotplug_cpus "$version"; then
+		slots=no
+		why="Linux ${version:-?} under TCG ignores QEMU's hotpluggable CPUs (-smp 1,maxcpus=N gives 1 possible CPU)"
+		if [[ -n $hotplug ]]; then
+			((cpus_given == 0)) ||
+				usage_error "$why: use --cpus '' and --online LIST for this kernel"
+			make_skip hotplug hotplug "$why"
+		fi
+		hotplug=""
+	fi
+
+	local n
+	for n in $hotplug; do
+		make_job "$(printf 'hotplug-%03d' "$n")" hotplug "$n" 1 "1,maxcpus=$n"
+	done
+	for n in $online; do
+		make_job "$(printf 'online-%03d' "$n")" online "$n" "$n" "$n"
+	done
+	[[ $scenarios == yes ]] || return 0
+	# 64 possible CPUs, one online; all 64 online where slots=no.
+	local s64=1,maxcpus=64 on=1 on40=1
+	[[ $slots == yes ]] || s64=64 on=64 on40=40
+	# A 64-CPU guest (pid_max above 32768 when full-sized) runs the slow
+	# checks: bad writes, PIDs above 32768 and the wrap, exhaustion.
+	make_job extended-064 scenario 64 "$on" "$s64" append=pidmax_harness=extended
+	# The command line override still works on top of the heuristic
+	# (30000 is in range for both variants) and is refused out of range.
+	make_job sysctl-override scenario 64 "$on" "$s64" \
+		append=sysctl.kernel.pid_max=30000 pid_max=30000
+	make_job sysctl-too-low scenario 64 "$on" "$s64" \
+		append=sysctl.kernel.pid_max=100 sysctl_refused=1
+	# nr_cpus= and possible_cpus= lower nr_cpu_ids, so pid_max follows;
+	# maxcpus= only limits the CPUs brought up, so pid_max does not.
+	make_job nr_cpus-40 scenario 40 "$on40" "$s64" append=nr_cpus=40
+	make_job possible_cpus-40 scenario 40 "$on40" "$s64" append=possible_cpus=40
+	make_job maxcpus-2 scenario 40 2 40 append=maxcpus=2
+}
+
+main "$@"

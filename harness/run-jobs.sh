@@ -1,0 +1,109 @@
+#!/bin/bash
+# run-jobs.sh - the runner: boot every job of a results folder's job
+# list and keep only raw output, DIR/boots/NAME.log and NAME.log.meta.
+# Judging is report.sh's; the line printed per boot is only a preview.
+#
+# A guest with 16 or more CPUs online keeps every host core busy on its
+# own, so it boots alone (two at once starved their RCU kthreads into
+# stall warnings); the others boot up to --jobs at a time. Every guest
+# started is killed when the runner ends, however it ends.
+set -euo pipefail
+
+# All of it in main(): bash reads the whole script before running any
+# of it, so editing a script during a long run cannot derail the run.
+main() {
+
+HARNESS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=harness/lib.sh
+. "$HARNESS/lib.sh"
+USAGE="Usage: harness/run-jobs.sh [--jobs N] DIR
+Boot the jobs of DIR/jobs (plan.sh), --jobs N at a time (default 2),
+into DIR/boots. Prints a line per boot (and a progress line on a
+terminal). Jobs with a skip field boot nothing."
+
+local jobs=2
+parse_options "jobs:" "$@"
+set -- "${OPTS[@]}"
+while (($#)); do
+	case $1 in
+	--jobs) jobs=$2; shift ;;
+	--) shift; break ;;
+	esac
+	shift
+done
+(($# == 1)) || usage_error "expects DIR"
+[[ $jobs =~ ^[1-9][0-9]*$ ]] || usage_error "--jobs wants a positive number, not '$jobs'"
+local out=$1
+[[ -r $out/jobs ]] || die "$out/jobs is missing: plan first (harness/plan.sh)"
+mkdir -p "$out/boots"
+
+declare -gA running=()
+stop_guests() {
+	local pid
+	for pid in "${!running[@]}"; do
+		kill -TERM "$pid" 2>/dev/null || true
+	done
+	wait 2>/dev/null || true
+}
+trap 'stop_guests; exit 130' INT TERM HUP
+trap stop_guests EXIT
+
+local -a lines=()
+local line total=0
+mapfile -t lines <"$out/jobs"
+for line in "${lines[@]}"; do
+	[[ $(kv_get "$line" skip) == none ]] && total=$((total + 1))
+done
+
+local done_count=0 fail_count=0 start_time progress=0
+start_time=$(date +%s)
+[[ -t 2 ]] && progress=1
+# finish PID: preview the verdict of the boot PID ran.
+finish() {
+	local line=${running[$1]} name record judged verdict failed
+	unset 'running[$1]'
+	name=$(kv_get "$line" name)
+	record=$("$HARNESS/parse-console.sh" "$out/boots/$name.log")
+	judged=$("$HARNESS/judge.sh" "$line" "$record")
+	verdict=$(kv_get "$(head -n 1 <<<"$judged")" verdict)
+	failed=$(awk -F'\t' '$2 == "result=fail" { s = s "," substr($1, 7) }
+		END { print substr(s, 2) }' <<<"$judged")
+	done_count=$((done_count + 1))
+	[[ $verdict == pass ]] || fail_count=$((fail_count + 1))
+	((progress)) && printf '\r\033[K' >&2
+	printf '[%d/%d] %-28s %-7s pid_max=%s%s\n' "$done_count" "$total" \
+		"$name" "$verdict" "$(kv_get "$record" pid_max)" \
+		"${failed:+ (failed: $failed)}"
+	if ((progress)); then
+		local spent=$(($(date +%s) - start_time))
+		printf '%d/%d done, %d failed, about %ds left' "$done_count" "$total" \
+			"$fail_count" $((spent * (total - done_count) / done_count)) >&2
+	fi
+}
+
+local heavy=0 limit boots pid
+for line in "${lines[@]}"; do
+	[[ $(kv_get "$line" skip) == none ]] || continue
+	boots=$(kv_get "$line" smp)
+	boots=${boots%%,*}
+	[[ $boots =~ ^[0-9]+$ ]] || die "job $(kv_get "$line" name): bad smp field"
+	limit=$jobs
+	((boots >= 16 || heavy)) && limit=1
+	while ((${#running[@]} >= limit)); do
+		wait -n -p pid "${!running[@]}" || true
+		finish "$pid"
+	done
+	heavy=0
+	((boots >= 16)) && heavy=1
+	"$HARNESS/boot-guest.sh" "$line" "$out/boots/$(kv_get "$line" name).log" &
+	running[$!]=$line
+done
+while ((${#running[@]} > 0)); do
+	wait -n -p pid "${!running[@]}" || true
+	finish "$pid"
+done
+((progress)) && printf '\r\033[K' >&2
+return 0
+}
+
+main "$@"

@@ -15,7 +15,7 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 USAGE="Usage: ci/check-series.sh [TREE]
 Check the series on a pristine TREE (6.1, the default, or 6.12): patch
 --fuzz=0, quilt push -a, checkpatch.pl --strict."
-parse_options "" "$@"
+parse_options "$USAGE" "" "$@"
 set -- "${OPTS[@]:1}"
 (($# <= 1)) || usage_error "expects at most one TREE"
 tree=${1:-6.1}

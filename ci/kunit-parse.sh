@@ -17,7 +17,7 @@ and \"N passed, N failed\"."
 
 main() {
 	local build="$REPO/build"
-	parse_options "build-dir:" "$@"
+	parse_options "$USAGE" "build-dir:" "$@"
 	set -- "${OPTS[@]}"
 	while (($#)); do
 		case $1 in

@@ -29,7 +29,7 @@ cd "$REPO"
 USAGE="Usage: ci/test.sh
 Run everything CI runs (see the comment at the top of ci/test.sh);
 results in \$RESULTS_DIR (default results/ci)."
-parse_options "" "$@"
+parse_options "$USAGE" "" "$@"
 set -- "${OPTS[@]:1}"
 (($# == 0)) || usage_error "takes no operands"
 out=${RESULTS_DIR:-$REPO/results/ci}

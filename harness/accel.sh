@@ -16,7 +16,7 @@ that boots nothing) an unprobed usable /dev/kvm is reported as tcg."
 
 main() {
 	local probe=1
-	parse_options "no-probe" "$@"
+	parse_options "$USAGE" "no-probe" "$@"
 	set -- "${OPTS[@]}"
 	while (($#)); do
 		case $1 in

@@ -21,7 +21,7 @@ Builds in DIR/build, from scratch, so the cold figure is honest."
 
 main() {
 local out="$REPO/results/bench" runs=5
-parse_options "out:,runs:" "$@"
+parse_options "$USAGE" "out:,runs:" "$@"
 set -- "${OPTS[@]}"
 while (($#)); do
 	case $1 in

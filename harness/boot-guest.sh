@@ -19,7 +19,7 @@ HARNESS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 USAGE="Usage: harness/boot-guest.sh JOB LOG
 Boot the guest of one JOB line, its console into LOG and LOG.meta."
 
-parse_options "" "$@"
+parse_options "$USAGE" "" "$@"
 set -- "${OPTS[@]:1}"
 (($# == 2)) || usage_error "expects JOB and LOG"
 declare -A job=()

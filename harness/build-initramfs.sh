@@ -13,7 +13,7 @@ HARNESS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 USAGE="Usage: harness/build-initramfs.sh BUILD_DIR
 Pack busybox-static and guest-init.sh into BUILD_DIR/initramfs.cpio."
-parse_options "" "$@"
+parse_options "$USAGE" "" "$@"
 set -- "${OPTS[@]:1}"
 (($# == 1)) || usage_error "expects BUILD_DIR"
 build=$1

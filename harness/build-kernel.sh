@@ -27,7 +27,7 @@ SERIES_DIR=${PIDMAX_SERIES_DIR:-$REPO}
 USAGE="Usage: harness/build-kernel.sh BUILD_DIR TREE VARIANT [MUTANT_PATCH]
 Build the vmlinux of TREE (6.1 or 6.12) and VARIANT (full or small) with
 the series, under BUILD_DIR; print the directory of vmlinux and .config."
-parse_options "" "$@"
+parse_options "$USAGE" "" "$@"
 set -- "${OPTS[@]:1}"
 (($# == 3 || $# == 4)) || usage_error "expects BUILD_DIR TREE VARIANT [MUTANT_PATCH]"
 build=$1 tree=$2 variant=$3 mutant=${4:-}

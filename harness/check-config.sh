@@ -11,7 +11,7 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 USAGE="Usage: harness/check-config.sh DOT_CONFIG FRAGMENT...
 Fail unless every option of the FRAGMENTs stuck in DOT_CONFIG."
-parse_options "" "$@"
+parse_options "$USAGE" "" "$@"
 set -- "${OPTS[@]:1}"
 (($# >= 2)) || usage_error "expects DOT_CONFIG FRAGMENT..."
 config=$1

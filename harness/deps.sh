@@ -20,7 +20,7 @@ TEST_PKGS=(shellcheck linux-source-6.12)
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 USAGE="Usage: harness/deps.sh [build|test]
 Install (as root) or name the Debian packages the harness needs."
-parse_options "" "$@"
+parse_options "$USAGE" "" "$@"
 set -- "${OPTS[@]:1}"
 (($# <= 1)) || usage_error "expects at most one of build or test"
 mode=${1:-build}

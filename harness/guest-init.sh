@@ -18,14 +18,34 @@ SYSCTL=/proc/sys/kernel/pid_max
 # while it waits for the checks it reaps every orphan they leave.
 if [ "$$" = 1 ]; then
 	mount -t proc proc /proc
+	# The PID budget: what the kernel spent before init forked. The
+	# mount above took one PID and the command substitution takes one
+	# (exec keeps cat in it), so the last PID allocated when init
+	# started is two below what ns_last_pid shows. Tasks and the
+	# children of kthreadd are counted with builtins only: no fork.
+	last=$(exec cat /proc/sys/kernel/ns_last_pid)
+	set -- /proc/[0-9]*
+	tasks=$#
+	kthreads=none
+	if [ -r /proc/2/task/2/children ]; then # CONFIG_PROC_CHILDREN
+		kids=""
+		read -r kids </proc/2/task/2/children || true
+		# shellcheck disable=SC2086 # split the PID list into words
+		set -- $kids
+		kthreads=$#
+	fi
+	budget="last_pid_at_init=$((last - 2)) tasks=$tasks kthreads=$kthreads"
 	mount -t sysfs sysfs /sys
 	# Keep kernel messages off the console; dmesg has them all.
 	echo 1 >/proc/sys/kernel/printk
-	/bin/sh /init checks
+	/bin/sh /init checks "$budget"
 	reboot -f
 	# reboot -f only returns on failure; never let init exit.
 	while :; do sleep 60; done
 fi
+
+# What init measured before it forked ("checks BUDGET").
+budget=${2:-}
 
 # "pidmax_harness=extended" on the command line (set by the harness for
 # a few boots, never a pid_max setting) adds the slower checks.
@@ -182,6 +202,7 @@ else
 	echo "1..6"
 fi
 echo "# cmdline: $cmdline"
+echo "# pid_budget: $budget"
 get possible /sys/devices/system/cpu/possible
 get online /sys/devices/system/cpu/online
 echo "# cpus: possible=$possible online=$online"

@@ -22,7 +22,7 @@ USAGE="Usage: harness/judge.sh JOB RECORD
 Judge one boot's RECORD (parse-console.sh) against its JOB line."
 
 main() {
-	parse_options "" "$@"
+	parse_options "$USAGE" "" "$@"
 	set -- "${OPTS[@]:1}"
 	(($# == 2)) || usage_error "expects JOB and RECORD"
 	local -A j=() r=()
@@ -56,7 +56,7 @@ main() {
 		check timeout ok
 	fi
 	if [[ ${r[panic]:-0} == 1 ]]; then
-		check panic fail "PANIC: the kernel panicked"
+		check panic fail "PANIC: the kernel panicked: ${r[panic_msg]:-none}"
 	else
 		check panic ok
 	fi
@@ -92,7 +92,12 @@ main() {
 		check log_scan ok
 	fi
 	expect possible_cpus "possible CPUs" "${r[possible]:-none}" "${j[possible]}"
-	expect online_cpus "online CPUs" "${r[online]:-none}" "${j[online]}"
+	if [[ ${r[online]:-none} == none && ${r[brought_up]:-none} != none &&
+		${r[brought_up]} != "${j[online]}" ]]; then
+		check online_cpus fail "online CPUs none, expected ${j[online]}: the kernel brought up ${r[brought_up]}"
+	else
+		expect online_cpus "online CPUs" "${r[online]:-none}" "${j[online]}"
+	fi
 	expect pid_max pid_max "${r[pid_max]:-none}" "${j[pid_max]}"
 	expect pid_max_min pid_max_min "${r[pid_max_min]:-none}" "${j[pid_max_min]}"
 	expect pid_max_max pid_max_max "${r[pid_max_max]:-none}" "${j[pid_max_max]}"

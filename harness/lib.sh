@@ -7,6 +7,11 @@
 
 # The most vCPUs QEMU's TCG accelerator will start on this QEMU (7.2).
 MAX_QEMU_CPUS=255
+# The online tier's default CPU counts: every regime (the floor, the
+# edge of scaling at 32/33, the top) and enough points between for the
+# PID budget's fit.
+# shellcheck disable=SC2034 # read by the scripts that source lib.sh
+DEFAULT_ONLINE=1,2,4,8,16,32,33,64,96,128,192,255
 
 # die MESSAGE: a runtime error; exit 1.
 die() {
@@ -31,13 +36,13 @@ usage_error() {
 	exit 2
 }
 
-# parse_options LONGOPTS ARG...: normalize ARGs into the array OPTS:
-# "--opt value" pairs, then "--", then the operands. LONGOPTS is getopt's
-# -l list ("cpus:,out:"; --help is added). --help or -h anywhere before
-# "--" prints USAGE and exits 0.
+# parse_options USAGE LONGOPTS ARG...: normalize ARGs into the array
+# OPTS: "--opt value" pairs, then "--", then the operands. LONGOPTS is
+# getopt's -l list ("cpus:,out:"; --help is added). --help or -h
+# anywhere before "--" prints USAGE, the script's usage text, and exits 0.
 parse_options() {
-	local longopts=$1 normal a
-	shift
+	local usage=$1 longopts=$2 normal a
+	shift 2
 	if ! normal=$(getopt -n "${0##*/}" -o h -l "help${longopts:+,$longopts}" -- "$@"); then
 		printf "Try '%s --help'.\n" "${0##*/}" >&2
 		exit 2
@@ -46,7 +51,7 @@ parse_options() {
 	for a in "${OPTS[@]}"; do
 		[[ $a == -- ]] && break
 		if [[ $a == --help || $a == -h ]]; then
-			printf '%s\n' "$USAGE"
+			printf '%s\n' "$usage"
 			exit 0
 		fi
 	done
@@ -97,7 +102,8 @@ kv_get() {
 # boots/) and by the readers of the folder (report.sh, plot.sh). A new
 # run removes all of them before it boots anything.
 RESULT_FILES=(jobs boots results.ktap results.csv results.xml checks.csv
-	variants.csv pid_max.svg pid_max.png)
+	variants.csv pid_max.svg pid_max.png pid_budget.csv pid_budget.txt
+	pid_budget.svg pid_budget.png)
 
 # clean_results DIR: remove every file a sweep writes into DIR, and any
 # half-written temporary one.
@@ -292,8 +298,15 @@ kunit_missing() {
 job_kernel() {
 	local params
 	params=$(kconfig_pid_params "$2") || return 1
+	# shellcheck disable=SC2086 # the three words of params
+	job_kernel_is "$@" $params
+}
+
+# job_kernel_is KERNEL CONFIG INITRD LABEL ACCEL BASE_SMALL IS_64BIT
+#               KUNIT: the same with the .config's three facts given.
+job_kernel_is() {
 	JK_KERNEL=$1 JK_CONFIG=$2 JK_INITRD=$3 JK_LABEL=$4 JK_ACCEL=$5
-	read -r JK_SMALL JK_IS64 JK_KUNIT <<<"$params"
+	JK_SMALL=$6 JK_IS64=$7 JK_KUNIT=$8
 	JK_VARIANT=full
 	((JK_SMALL)) && JK_VARIANT=small
 	return 0

@@ -28,7 +28,7 @@ table of the checks that caught it (also in DIR/mutants.txt).
   --accel A        tcg (default) or kvm"
 
 local tree=6.1 build="$REPO/build" out="$REPO/results/mutants" accel=tcg
-parse_options "tree:,build-dir:,out:,accel:" "$@"
+parse_options "$USAGE" "tree:,build-dir:,out:,accel:" "$@"
 set -- "${OPTS[@]}"
 while (($#)); do
 	case $1 in

@@ -6,7 +6,9 @@
 # one record: TAB-separated KEY=VALUE fields (lib.sh's format) with the
 # markers, the KTAP counts and the
 # names of failed guest checks, the CPU counts and pid_max values the
-# guest reported, the kernel's boot line, any panic or oops seen on the
+# guest reported, its PID budget (the last PID allocated when init
+# started, tasks and kernel threads then), the CPUs the kernel says it
+# brought up, the kernel's boot line, any panic or oops seen on the
 # console, and the results of the KUnit suite "pid_max" run at boot.
 # It only reads; judge.sh judges a record against its job.
 set -euo pipefail
@@ -15,7 +17,7 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 USAGE="Usage: harness/parse-console.sh LOG
 Print the record of one guest's console LOG (and LOG.meta)."
-parse_options "" "$@"
+parse_options "$USAGE" "" "$@"
 set -- "${OPTS[@]:1}"
 (($# == 1)) || usage_error "expects one LOG"
 log=$1
@@ -44,12 +46,25 @@ BEGIN {
 	begin = end = 0; plan = "none"; oks = notoks = 0; failed = ""
 	possible = online = pid_max = pid_max_min = pid_max_max = "none"
 	line_cpus = line_default = line_min = clamped = "none"
-	panic = oops = sysctl_err = 0
+	panic = oops = sysctl_err = 0; panic_msg = "none"; brought_up = "none"
+	last_pid = tasks = kthreads = "none"
 	kunit = "none"; kplan = "none"; kok = knotok = 0; knames = kfailed = ""
 }
 # A kernel with CONFIG_PRINTK_TIME (or printk.time=1) stamps its lines.
 { sub(/^\[ *[0-9]+\.[0-9]+\] /, "") }
-/Kernel panic - not syncing/ { panic = 1 }
+/Kernel panic - not syncing/ {
+	panic = 1
+	if (panic_msg == "none") {
+		panic_msg = substr($0, index($0, "not syncing") + 11)
+		sub(/^:? */, "", panic_msg)
+		gsub(/\t/, " ", panic_msg)
+	}
+}
+# "smp: Brought up 1 node, 202 CPUs": the CPUs the kernel brought up.
+/smp: Brought up [0-9]+ nodes?, [0-9]+ CPUs?/ {
+	if (match($0, /, [0-9]+ CPU/))
+		brought_up = substr($0, RSTART + 2, RLENGTH - 6)
+}
 /Failed to set sysctl parameter .kernel\.pid_max=/ { sysctl_err = 1 }
 /(^|[] ])(Oops|BUG|WARNING)[: ]|Call Trace:/ { oops = 1 }
 # The KUnit suite of the series, run before init (nested KTAP).
@@ -81,6 +96,15 @@ in_kunit && /^not ok [0-9]+ pid_max$/ { kunit = "notok"; in_kunit = 0; next }
 	}
 	next
 }
+/^# pid_budget: / {
+	for (i = 3; i <= NF; i++) {
+		split($i, kv, "=")
+		if (kv[1] == "last_pid_at_init") last_pid = num(kv[2])
+		if (kv[1] == "tasks") tasks = num(kv[2])
+		if (kv[1] == "kthreads") kthreads = num(kv[2])
+	}
+	next
+}
 /^# pid_max: / { pid_max = num($3); next }
 /^# pid_max_min: / { pid_max_min = num($3); next }
 /^# pid_max_max: / { pid_max_max = num($3); next }
@@ -103,6 +127,8 @@ END {
 	printf "\tline_default=%s\tline_min=%s\tline_cpus=%s\tclamped=%s", \
 		line_default, line_min, line_cpus, clamped
 	printf "\tpanic=%d\toops=%d\tsysctl_err=%d", panic, oops, sysctl_err
+	printf "\tpanic_msg=%s\tbrought_up=%s", panic_msg, brought_up
+	printf "\tlast_pid_at_init=%s\ttasks=%s\tkthreads=%s", last_pid, tasks, kthreads
 	printf "\tkunit=%s\tkunit_plan=%s\tkunit_oks=%d\tkunit_notoks=%d", \
 		kunit, kplan, kok, knotok
 	printf "\tkunit_failed=%s\tkunit_passed=%s\n", \

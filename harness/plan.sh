@@ -16,7 +16,7 @@ USAGE="Usage: harness/plan.sh --kernel FILE --config FILE --initrd FILE
 Print the job list of one kernel, a boot a line:
   hotplug    -smp 1,maxcpus=N for each N of --cpus (default: all,
              1-$MAX_QEMU_CPUS): N possible CPUs, one online
-  online     -smp N for each N of --online (default: 1,2,32,33,64,128,255)
+  online     -smp N for each N of --online (default: $DEFAULT_ONLINE)
   scenario   (--scenarios yes, the default) six boots: the extended
              guest checks on 64 CPUs, sysctl.kernel.pid_max= in and out
              of range, nr_cpus=40, possible_cpus=40 and maxcpus=2
@@ -28,9 +28,9 @@ file name); --accel is the accelerator the boots will use (tcg)."
 
 main() {
 	local kernel="" config="" initrd="" label="" accel=tcg
-	local cpus_list=all cpus_given=0 online_list=1,2,32,33,64,128,255
+	local cpus_list=all cpus_given=0 online_list=$DEFAULT_ONLINE
 	local scenarios=yes
-	parse_options "kernel:,config:,initrd:,label:,accel:,cpus:,online:,scenarios:" "$@"
+	parse_options "$USAGE" "kernel:,config:,initrd:,label:,accel:,cpus:,online:,scenarios:" "$@"
 	set -- "${OPTS[@]}"
 	while (($#)); do
 		case $1 in

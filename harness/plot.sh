@@ -15,7 +15,7 @@ HARNESS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$HARNESS/lib.sh"
 USAGE="Usage: harness/plot.sh DIR
 Draw DIR/results.csv as DIR/pid_max.svg and DIR/pid_max.png."
-parse_options "" "$@"
+parse_options "$USAGE" "" "$@"
 set -- "${OPTS[@]:1}"
 (($# == 1)) || usage_error "expects DIR"
 out=$1

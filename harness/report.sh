@@ -30,7 +30,7 @@ HARNESS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 USAGE="Usage: harness/report.sh DIR
 Judge the boots of DIR/jobs from DIR/boots and write DIR/results.ktap,
 results.csv, results.xml, checks.csv (and variants.csv)."
-parse_options "" "$@"
+parse_options "$USAGE" "" "$@"
 set -- "${OPTS[@]:1}"
 (($# == 1)) || usage_error "expects DIR"
 local out=$1

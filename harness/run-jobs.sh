@@ -22,7 +22,7 @@ into DIR/boots. Prints a line per boot (and a progress line on a
 terminal). Jobs with a skip field boot nothing."
 
 local jobs=2
-parse_options "jobs:" "$@"
+parse_options "$USAGE" "jobs:" "$@"
 set -- "${OPTS[@]}"
 while (($#)); do
 	case $1 in

@@ -12,6 +12,7 @@
 #   report.sh           DIR/jobs + logs -> results.ktap/.csv/.xml,
 #                       checks.csv (parse-console.sh, judge.sh)
 #   plot.sh             DIR/results.csv -> pid_max.svg, pid_max.png
+#   budget.sh           online-tier logs -> pid_budget.csv/.txt/.svg
 set -euo pipefail
 
 # All of it in main(): bash reads the whole script before running any
@@ -36,7 +37,7 @@ Options:
   --cpus LIST      hotplug tier CPU counts (default: all = 1-255);
                    LIST is like 1,2,32-34,255; \"\" skips the tier
   --online LIST    online tier CPU counts
-                   (default: 1,2,32,33,64,128,255); \"\" skips the tier
+                   (default: $DEFAULT_ONLINE); \"\" skips the tier
   --jobs N         guests booted at once (default: 2); a guest with 16
                    or more CPUs online always boots alone
   --kernel FILE    boot this vmlinux instead of building one; the
@@ -58,15 +59,16 @@ Options:
   -h, --help       this text
 
 Writes DIR/jobs, DIR/boots/*.log, DIR/results.ktap, results.csv,
-results.xml (JUnit), checks.csv, pid_max.svg and .png (gnuplot); prints
+results.xml (JUnit), checks.csv, pid_max.svg and .png (gnuplot), and
+from the online tier pid_budget.csv, .txt and .svg; prints
 a line per boot (and a progress line on a terminal), ends with
 \"N passed, N failed\", and exits non-zero when anything failed.
 harness/report.sh DIR judges a finished folder again without booting."
 
-local cpus_list=all cpus_given=0 online_list=1,2,32,33,64,128,255 jobs=2
+local cpus_list=all cpus_given=0 online_list=$DEFAULT_ONLINE jobs=2
 local kernel="" config="" tree=6.1 variant=full accel=auto scenarios=yes
 local build="$REPO/build" out="$REPO/results" list=0
-parse_options "cpus:,online:,jobs:,kernel:,config:,tree:,variant:,accel:,scenarios:,build-dir:,out:,list" "$@"
+parse_options "$USAGE" "cpus:,online:,jobs:,kernel:,config:,tree:,variant:,accel:,scenarios:,build-dir:,out:,list" "$@"
 set -- "${OPTS[@]}"
 while (($#)); do
 	case $1 in
@@ -169,6 +171,7 @@ summary=$("$HARNESS/report.sh" "$out" | tail -n 1) || true
 [[ $summary =~ ^[0-9]+\ passed,\ [0-9]+\ failed$ ]] || die "report.sh failed on $out"
 info "wrote $out/results.ktap, results.csv, results.xml and checks.csv"
 "$HARNESS/plot.sh" "$out" >/dev/null || info "warning: no plot (see above)"
+"$HARNESS/budget.sh" "$out" || info "warning: no PID budget (see above)"
 echo "$summary"
 [[ $summary == *" 0 failed" ]]
 }

@@ -31,9 +31,7 @@ expect_eq() {
 # for a boot with CPUS possible and ONLINE online CPUs of a kernel with
 # that BASE_SMALL, 64BIT and KUnit suite, as plan.sh makes them.
 job_for() {
-	JK_KERNEL=/k JK_CONFIG=/c JK_INITRD=/i JK_LABEL=t JK_ACCEL=tcg
-	JK_SMALL=$3 JK_IS64=$4 JK_KUNIT=${5:-0} JK_VARIANT=full
-	((JK_SMALL)) && JK_VARIANT=small
+	job_kernel_is /k /c /i t tcg "$3" "$4" "${5:-0}"
 	make_job "case-$1" hotplug "$1" "$2" "1,maxcpus=$1" "${@:6}"
 }
 
@@ -347,7 +345,7 @@ test_judge_recorded_panic() {
 		rc=1
 	}
 	expect_eq "reason" "$(reason_of panic "$FIX/panic.log" 1 1 0 1)" \
-		"PANIC: the kernel panicked" || rc=1
+		"PANIC: the kernel panicked: Requested init /y failed (error -2)." || rc=1
 	return $rc
 }
 
@@ -554,13 +552,55 @@ test_report_reproduces_itself() {
 	return $rc
 }
 
+# --- the PID budget --------------------------------------------------
+
+test_parse_recorded_budget() {
+	local r rc=0
+	r=$("$HARNESS/parse-console.sh" "$FIX/budget-online-008.log")
+	expect_eq "last_pid_at_init" "$(kv_get "$r" last_pid_at_init)" 63 || rc=1
+	expect_eq "tasks" "$(kv_get "$r" tasks)" 55 || rc=1
+	expect_eq "kthreads" "$(kv_get "$r" kthreads)" 53 || rc=1
+	expect_eq "brought up" "$(kv_get "$r" brought_up)" 8 || rc=1
+	expect_eq "judged" "$(judge "$FIX/budget-online-008.log" 8 8 0 1 1)" pass || rc=1
+	return $rc
+}
+
+# budget.sh on online boots whose PIDs at init lie exactly on
+# 20 + 6 * CPUs: the fit must find 6 per CPU, 20 fixed, no residual,
+# and a fixed 32768 running out at (32768 - 20) / 6 = 5458 CPUs.
+test_budget_fit_known_line() {
+	local out="$TMP/budget" n rc=0
+	mkdir -p "$out/boots"
+	"$HARNESS/plan.sh" --kernel /k --config "$FIX/config-6.1-full-kunit" \
+		--initrd /i --label k --cpus 8 --online 1,2,8,64 --scenarios no >"$out/jobs"
+	for n in 1 2 8 64; do
+		edit_log "$FIX/budget-online-008.log" "$out/boots/k-online-$(printf %03d "$n").log" \
+			"s/^# pid_budget: .*/# pid_budget: last_pid_at_init=$((20 + 6 * n)) tasks=1 kthreads=1/
+			 s/^# cpus: possible=0-7 online=0-7/# cpus: possible=0-$((n - 1)) online=0-$((n - 1))/"
+	done
+	cp "$FIX/budget-online-008.log" "$out/boots/k-hotplug-008.log"
+	"$HARNESS/budget.sh" "$out" || return 1
+	expect_eq "csv" "$(cat "$out/pid_budget.csv")" "boot,kernel,online,possible,last_pid_at_init,tasks,kthreads
+k-online-001,k,1,1,26,1,1
+k-online-002,k,2,2,32,1,1
+k-online-008,k,8,8,68,1,1
+k-online-064,k,64,64,404,1,1" || rc=1
+	grep -q '^  per online CPUs* *6.00 PIDs$' "$out/pid_budget.txt" || rc=1
+	grep -q '^  fixed part *20.0 PIDs$' "$out/pid_budget.txt" || rc=1
+	grep -q '^  residual *0.0 PIDs RMS' "$out/pid_budget.txt" || rc=1
+	grep -q 'runs out before init at 5458 CPUs$' "$out/pid_budget.txt" || rc=1
+	grep -q '^ *8192 *49172 *runs out *4194304 *85x$' "$out/pid_budget.txt" || rc=1
+	((rc == 0)) || cat "$out/pid_budget.txt"
+	[[ -s $out/pid_budget.svg ]] || rc=1
+	return $rc
+}
+
 # --- boots and sweeps against a fake QEMU ----------------------------
 
 # fake_job SMP TIMEOUT: a job line for boot-guest.sh with the fake QEMU.
 fake_job() {
-	JK_KERNEL=$FIX/config-6.1-full JK_CONFIG=$FIX/config-6.1-full
-	JK_INITRD=$FIX/config-6.1-full JK_LABEL=fake JK_ACCEL=tcg
-	JK_SMALL=0 JK_IS64=1 JK_KUNIT=0 JK_VARIANT=full
+	local f=$FIX/config-6.1-full
+	job_kernel "$f" "$f" "$f" fake tcg
 	make_job fake hotplug "${1##*=}" 1 "$1" "timeout=$2"
 }
 

@@ -1,0 +1,170 @@
+#!/bin/bash
+# budget.sh - the PID budget, a reader of a results folder: what each
+# online-tier boot's kernel spent before init forked, a least-squares
+# line through it per kernel, and what that line projects for machines
+# QEMU cannot boot.
+#
+#   pid_budget.csv  boot,kernel,online,possible,last_pid_at_init,tasks,
+#                   kthreads: a row per online-tier boot that reported
+#   pid_budget.txt  per kernel: PIDs per online CPU and the fixed part,
+#                   the fit's residual, and for 1664, 4096 and 8192 CPUs
+#                   the projected PIDs at init beside a fixed 32768 and
+#                   the formula's pid_max; the CPU count at which a
+#                   fixed 32768 runs out before init
+#   pid_budget.svg  gnuplot (and .png): the measured points, the fit to
+#                   8192 CPUs, the 32768 line and the formula's pid_max
+#
+# last_pid_at_init is the highest PID allocated when init started (the
+# guest reads ns_last_pid first thing). Writes nothing when the folder
+# has fewer than two online-tier boots with a budget.
+set -euo pipefail
+
+HARNESS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=harness/lib.sh
+. "$HARNESS/lib.sh"
+USAGE="Usage: harness/budget.sh DIR
+Write DIR/pid_budget.csv, pid_budget.txt and pid_budget.svg from the
+online-tier boots of DIR/jobs and their console logs."
+
+main() {
+	parse_options "$USAGE" "" "$@"
+	set -- "${OPTS[@]:1}"
+	(($# == 1)) || usage_error "expects DIR"
+	local out=$1 line record
+	local -A j=() r=()
+	[[ -r $out/jobs ]] || die "$out/jobs is missing: not a results folder"
+	rm -f "$out"/pid_budget.{csv,txt,svg,png}
+
+	local csv="$out/pid_budget.csv.tmp"
+	echo "boot,kernel,online,possible,last_pid_at_init,tasks,kthreads" >"$csv"
+	while IFS= read -r line; do
+		kv_load j "$line"
+		[[ ${j[tier]:-} == online && -z ${j[skip]:-} && -e $out/boots/${j[name]}.log ]] || continue
+		record=$("$HARNESS/parse-console.sh" "$out/boots/${j[name]}.log")
+		kv_load r "$record"
+		[[ ${r[last_pid_at_init]:-none} =~ ^[0-9]+$ && ${r[online]:-none} =~ ^[0-9]+$ ]] || continue
+		echo "${j[name]},${j[label]},${r[online]},${r[possible]},${r[last_pid_at_init]},${r[tasks]},${r[kthreads]}" >>"$csv"
+	done <"$out/jobs"
+	if (($(wc -l <"$csv") < 3)); then
+		rm -f "$csv"
+		info "fewer than two online-tier boots with a PID budget in $out: no fit"
+		return 0
+	fi
+	mv "$csv" "$out/pid_budget.csv"
+	csv="$out/pid_budget.csv"
+
+	# The formula's pid_max at the projected CPU counts, per kernel: the
+	# .config of its jobs says BASE_SMALL and 64BIT.
+	local label small is64 n txt="$out/pid_budget.txt.tmp"
+	local -A limits=()
+	while IFS= read -r line; do
+		kv_load j "$line"
+		[[ ${j[tier]:-} == online && -n ${j[config]:-} && -z ${limits[${j[label]}]:-} ]] || continue
+		read -r small is64 _ < <(kconfig_pid_params "${j[config]}" 2>/dev/null || echo "0 1 0")
+		for n in 1664 4096 8192; do
+			expected_vars "$n" "$small" "$is64"
+			limits[${j[label]}]+="$n:$EXP_MAX "
+		done
+	done <"$out/jobs"
+
+	{
+		echo "PID budget at init, measured in $(basename "$(cd "$out" && pwd)"): a least-squares line"
+		echo "last_pid_at_init = fixed + per_cpu * online CPUs, per kernel."
+		for label in $(tail -n +2 "$csv" | cut -d, -f2 | sort -u); do
+			awk -F, -v k="$label" -v lim="${limits[$label]:-}" '
+				NR > 1 && $2 == k { n++; x[n] = $3; y[n] = $5 }
+				END {
+					for (i = 1; i <= n; i++) { sx += x[i]; sy += y[i] }
+					mx = sx / n; my = sy / n
+					for (i = 1; i <= n; i++) {
+						sxx += (x[i] - mx) ^ 2; sxy += (x[i] - mx) * (y[i] - my)
+					}
+					if (sxx == 0) {
+						printf "\n%s: %d boots, all with %d CPUs online: no fit\n", k, n, x[1]
+						exit
+					}
+					b = sxy / sxx; a = my - b * mx
+					for (i = 1; i <= n; i++) {
+						e = y[i] - (a + b * x[i]); ss += e * e
+						if (e < 0) e = -e
+						if (e > worst) worst = e
+					}
+					split(lim, pairs, " ")
+					for (i in pairs) { split(pairs[i], p, ":"); pm[p[1]] = p[2] }
+					printf "\n%s: %d boots, %d to %d CPUs online\n", k, n, min(x, n), max(x, n)
+					printf "  per online CPU   %8.2f PIDs\n", b
+					printf "  fixed part       %8.1f PIDs\n", a
+					printf "  residual         %8.1f PIDs RMS, %.1f at most\n", sqrt(ss / n), worst
+					printf "  a fixed 32768 runs out before init at %.0f CPUs\n", (32768 - a) / b
+					printf "  %6s %14s %12s %14s %12s\n", "CPUs", "PIDs at init", "fixed 32768", "formula pid_max", "headroom"
+					split("1664 4096 8192", ns, " ")
+					for (i = 1; i <= 3; i++) {
+						m = ns[i]; u = a + b * m
+						printf "  %6d %14.0f %12s %14s %11.0fx\n", m, u,
+							(u >= 32768 ? "runs out" : sprintf("%.0f%% used", 100 * u / 32768)),
+							pm[m], pm[m] / u
+					}
+				}
+				function min(v, n,    i, r) { r = v[1]; for (i = 2; i <= n; i++) if (v[i] < r) r = v[i]; return r }
+				function max(v, n,    i, r) { r = v[1]; for (i = 2; i <= n; i++) if (v[i] > r) r = v[i]; return r }
+			' "$csv"
+		done
+	} >"$txt"
+	mv "$txt" "$out/pid_budget.txt"
+	plot_budget "$out"
+}
+
+# plot_budget DIR: DIR/pid_budget.svg from DIR/pid_budget.csv.
+plot_budget() {
+	local out=$1 data label n
+	command -v gnuplot >/dev/null || die "gnuplot not found: apt-get install gnuplot-nox"
+	data=$(mktemp -d)
+	local -a plots=()
+	for ((n = 1; n <= 8192; n = n < 32 ? n + 1 : n + n / 16)); do
+		expected_vars "$n" 0 1
+		echo "$n $EXP_MAX"
+	done >"$data/formula"
+	for label in $(tail -n +2 "$out/pid_budget.csv" | cut -d, -f2 | sort -u); do
+		awk -F, -v k="$label" 'NR > 1 && $2 == k { print $3, $5 }' "$out/pid_budget.csv" >"$data/$label"
+		plots+=("'$data/$label' with points pt 7 ps 1.2 title '$label: PIDs at init, measured'")
+		plots+=("fit_$(tr -c 'A-Za-z0-9\n' _ <<<"$label")(x) with lines dt 2 title '$label: fit'")
+	done
+	local fits
+	fits=$(for label in $(tail -n +2 "$out/pid_budget.csv" | cut -d, -f2 | sort -u); do
+		awk -F, -v k="$label" -v f="fit_$(tr -c 'A-Za-z0-9\n' _ <<<"$label")" '
+			NR > 1 && $2 == k { n++; sx += $3; sy += $5; sxx += $3 * $3; sxy += $3 * $5 }
+			END {
+				d = n * sxx - sx * sx
+				b = (d == 0 ? 0 : (n * sxy - sx * sy) / d); a = (sy - b * sx) / n
+				printf "%s(x) = %.6f + %.6f * x\n", f, a, b
+			}' "$out/pid_budget.csv"
+	done)
+	local term ext
+	for term in "svg size 900,600 dynamic" "pngcairo size 900,600"; do
+		ext=svg
+		[[ $term == png* ]] && ext=png
+		gnuplot <<EOF || die "gnuplot failed to draw $out/pid_budget.$ext"
+set terminal $term
+set output '$out/pid_budget.$ext.tmp'
+set termoption noenhanced
+set title 'PIDs used before init, against online CPUs: a fixed 32768 runs out, pid_max = 1024 x CPUs does not'
+set xlabel 'online CPUs (QEMU boots up to 255; beyond is the fit)'
+set ylabel 'PIDs'
+set logscale xy 2
+set xrange [1:8192]
+set yrange [16:8388608]
+set format y '%.0f'
+set key top left
+set grid
+set samples 400
+$fits
+plot 32768 with lines lw 2 title 'fixed 32768 (PID_MAX_DEFAULT)', \
+	'$data/formula' with lines lw 2 title 'pid_max: max(32768, 1024 x CPUs), clamped', \
+	${plots[*]/%/,} 1/0 notitle
+EOF
+		mv "$out/pid_budget.$ext.tmp" "$out/pid_budget.$ext"
+	done
+	rm -rf "$data"
+}
+
+main "$@"

@@ -46,6 +46,8 @@ case $accel in tcg | kvm) ;; *) usage_error "--accel wants tcg or kvm, not '$acc
 
 # Small lists that still reach every regime: the floor (1, 5), the edge
 # of scaling (32, 33), pid_max_min's own edge (38), and the top (255).
+# A mutant's header may ask for its own online list with a line
+# "Harness-Online: LIST" (starved needs 255 CPUs online).
 HOTPLUG=1,5,32,33,38,255
 ONLINE=2,33
 
@@ -92,6 +94,7 @@ for m in "${mutants[@]}"; do
 	i=$((i + 1))
 	cells=()
 	built=1
+	online=$(sed -n 's/^Harness-Online: *\([0-9,-]*\)$/\1/p' "$m" | head -n 1)
 	for v in full small; do
 		if ! kdir=$("$HARNESS/build-kernel.sh" "$build" "$tree" "$v" "$m" 2>"$out/$name-$v.build.log"); then
 			cat "$out/$name-$v.build.log" >&2
@@ -100,7 +103,7 @@ for m in "${mutants[@]}"; do
 			continue
 		fi
 		"$HARNESS/sweep-smp.sh" --kernel "$kdir/vmlinux" --accel "$accel" \
-			--cpus "$HOTPLUG" --online "$ONLINE" --scenarios no --build-dir "$build" \
+			--cpus "$HOTPLUG" --online "${online:-$ONLINE}" --scenarios no --build-dir "$build" \
 			--out "$out/$name/$v" >"$out/$name-$v.sweep.log" 2>&1 || true
 		cells+=("$(caught_by "$out/$name/$v")")
 	done

@@ -79,6 +79,7 @@ for line in "${lines[@]}"; do
 		{
 			echo "    KTAP version 1"
 			echo "    # Subtest: ${j[name]}"
+			[[ $verdict == pass ]] || cat "$tmp/console"
 			echo "    1..$(($(wc -l <<<"$judged") - 1))"
 		} >>"$ktap"
 		n=0
@@ -199,11 +200,15 @@ csv_quote() {
 
 # nested LOG DIR: the KTAP that the console LOG nests under two checks,
 # indented for results.ktap: the guest's own results into DIR/guest_checks
-# and the KUnit suite's cases into DIR/kunit (empty when absent).
+# and the KUnit suite's cases into DIR/kunit (empty when absent); and
+# into DIR/console the kernel's own words on a failure (the CPUs it
+# brought up, errors, oopses, the panic), at most 12 lines.
 nested() {
-	tr -d '\r' <"$1" | awk -v g="$2/guest_checks" -v k="$2/kunit" '
-		BEGIN { printf "" > g; printf "" > k }
+	tr -d '\r' <"$1" | awk -v g="$2/guest_checks" -v k="$2/kunit" -v c="$2/console" '
+		BEGIN { printf "" > g; printf "" > k; printf "" > c }
 		{ sub(/^\[ *[0-9]+\.[0-9]+\] /, "") }
+		/smp: Brought up|Kernel panic|Oops|BUG|WARNING|invalid opcode|Error|failed/ &&
+			!/^# / && nc++ < 12 { print "    # console: " $0 > c }
 		/^[ \t]+# Subtest: pid_max$/ { suite = 1; next }
 		suite && /^[ \t]+(1\.\.[0-9]+|ok [0-9]+ |not ok [0-9]+ )/ {
 			sub(/^[ \t]+/, ""); print "        " $0 > k; next

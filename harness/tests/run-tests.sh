@@ -565,6 +565,21 @@ test_parse_recorded_budget() {
 	return $rc
 }
 
+# The starved mutant (pid_max held at 1024) with 255 CPUs online, as
+# recorded: a panic before init, with the CPUs that never came up named.
+test_judge_recorded_starved() {
+	local rc=0
+	[[ $(judge "$FIX/starved-online-255.log" 255 255 0 1 1) == "panic: panic,final_marker,guest_checks,kunit,log_scan,possible_cpus,online_cpus,"* ]] || {
+		echo "starved: $(judge "$FIX/starved-online-255.log" 255 255 0 1 1)"
+		rc=1
+	}
+	expect_eq "panic" "$(reason_of panic "$FIX/starved-online-255.log" 255 255 0 1 1)" \
+		"PANIC: the kernel panicked: Attempted to kill init! exitcode=0x0000000b" || rc=1
+	expect_eq "online" "$(reason_of online_cpus "$FIX/starved-online-255.log" 255 255 0 1 1)" \
+		"online CPUs none, expected 255: the kernel brought up 203, CPUs 203-254 never came up" || rc=1
+	return $rc
+}
+
 # budget.sh on online boots whose PIDs at init lie exactly on
 # 20 + 6 * CPUs: the fit must find 6 per CPU, 20 fixed, no residual,
 # and a fixed 32768 running out at (32768 - 20) / 6 = 5458 CPUs.

@@ -293,27 +293,29 @@ kunit_missing() {
 # so the judge never recomputes them. A job with a "skip" field is a
 # boot that does not apply, and the field says why.
 
-# job_kernel KERNEL CONFIG INITRD LABEL ACCEL: the kernel that the jobs
-# of make_job boot, and its .config (BASE_SMALL, 64BIT, the suite).
+# job_kernel KERNEL CONFIG INITRD LABEL ACCEL [SERIES]: the kernel that
+# the jobs of make_job boot, and its .config (BASE_SMALL, 64BIT, the
+# suite). SERIES is yes (the default: built here with the series) or
+# auto (any --kernel: the judge tells from its boot line).
 job_kernel() {
 	local params
 	params=$(kconfig_pid_params "$2") || return 1
 	# shellcheck disable=SC2086 # the three words of params
-	job_kernel_is "$@" $params
+	job_kernel_is "${@:1:5}" $params "${6:-yes}"
 }
 
 # job_kernel_is KERNEL CONFIG INITRD LABEL ACCEL BASE_SMALL IS_64BIT
-#               KUNIT: the same with the .config's three facts given.
+#               KUNIT [SERIES]: the same with the .config's facts given.
 job_kernel_is() {
 	JK_KERNEL=$1 JK_CONFIG=$2 JK_INITRD=$3 JK_LABEL=$4 JK_ACCEL=$5
-	JK_SMALL=$6 JK_IS64=$7 JK_KUNIT=$8
+	JK_SMALL=$6 JK_IS64=$7 JK_KUNIT=$8 JK_SERIES=${9:-yes}
 	JK_VARIANT=full
 	((JK_SMALL)) && JK_VARIANT=small
 	return 0
 }
 
 # make_job CASE TIER POSSIBLE ONLINE SMP [append=...] [pid_max=N]
-#          [sysctl_refused=1] [timeout=SECONDS]: print the job line of boot LABEL-CASE
+#          [sysctl_refused=1] [timeout=SECONDS] [series=yes|auto]: print the job line of boot LABEL-CASE
 # with QEMU's -smp SMP, where the guest must show POSSIBLE possible and
 # ONLINE online CPUs. The expected values come from the formula for
 # POSSIBLE CPU ids and the .config given to job_kernel; pid_max=N is the
@@ -326,7 +328,7 @@ make_job() {
 		return 1
 	}
 	local case=$1 tier=$2 possible=$3 online=$4 smp=$5 a clamped=no
-	local -A x=([append]="" [pid_max]="" [sysctl_refused]=0 [timeout]="")
+	local -A x=([append]="" [pid_max]="" [sysctl_refused]=0 [timeout]="" [series]="")
 	shift 5
 	for a; do
 		[[ $a == *=* && -v x[${a%%=*}] ]] || {
@@ -345,7 +347,8 @@ make_job() {
 		"pid_max=${x[pid_max]:-$EXP_MAX}" "pid_max_min=$EXP_MIN" \
 		"pid_max_max=$EXP_LIMIT" "line_default=$EXP_MAX" \
 		"line_min=$EXP_MIN" "line_cpus=$possible" "line_clamped=$clamped" \
-		"sysctl_refused=${x[sysctl_refused]}" "kunit=$JK_KUNIT"
+		"sysctl_refused=${x[sysctl_refused]}" "kunit=$JK_KUNIT" \
+		"series=${x[series]:-$JK_SERIES}"
 }
 
 # make_skip CASE TIER REASON: the job line of a boot that does not apply

@@ -13,6 +13,7 @@ HARNESS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 USAGE="Usage: harness/plan.sh --kernel FILE --config FILE --initrd FILE
                        [--label L] [--accel tcg|kvm] [--cpus LIST]
                        [--online LIST] [--scenarios yes|no]
+                       [--series yes|auto]
 Print the job list of one kernel, a boot a line:
   hotplug    -smp 1,maxcpus=N for each N of --cpus (default: all,
              1-$MAX_QEMU_CPUS): N possible CPUs, one online
@@ -24,13 +25,16 @@ LIST is like 1,2,32-34,255 or all; \"\" plans no boot of that tier.
 A tier that cannot run on this kernel and accelerator is one job with
 a skip field and the reason; a --cpus LIST given for it is an error.
 --label names the kernel in every boot name (default: the kernel's
-file name); --accel is the accelerator the boots will use (tcg)."
+file name); --accel is the accelerator the boots will use (tcg).
+--series yes (the default) says the kernel carries the series; auto
+lets the judge tell from its boot line, and a kernel without it gets
+its series-only checks (the boot line's inputs) as a SKIP."
 
 main() {
 	local kernel="" config="" initrd="" label="" accel=tcg
 	local cpus_list=all cpus_given=0 online_list=$DEFAULT_ONLINE
-	local scenarios=yes
-	parse_options "$USAGE" "kernel:,config:,initrd:,label:,accel:,cpus:,online:,scenarios:" "$@"
+	local scenarios=yes series=yes
+	parse_options "$USAGE" "kernel:,config:,initrd:,label:,accel:,cpus:,online:,scenarios:,series:" "$@"
 	set -- "${OPTS[@]}"
 	while (($#)); do
 		case $1 in
@@ -42,6 +46,7 @@ main() {
 		--cpus) cpus_list=$2 cpus_given=1 ;;
 		--online) online_list=$2 ;;
 		--scenarios) scenarios=$2 ;;
+		--series) series=$2 ;;
 		--) shift; break ;;
 		esac
 		shift 2
@@ -60,10 +65,14 @@ main() {
 	yes | no) ;;
 	*) usage_error "--scenarios wants yes or no, not '$scenarios'" ;;
 	esac
+	case $series in
+	yes | auto) ;;
+	*) usage_error "--series wants yes or auto, not '$series'" ;;
+	esac
 	[[ -n $label ]] || label=$(basename "$kernel")
 	[[ $label =~ ^[A-Za-z0-9._+-]+$ ]] ||
 		usage_error "--label '$label': use letters, digits and . _ + - only"
-	job_kernel "$kernel" "$config" "$initrd" "$label" "$accel" ||
+	job_kernel "$kernel" "$config" "$initrd" "$label" "$accel" "$series" ||
 		die "cannot plan for $config"
 
 	# Under TCG a kernel since 6.3 sees only QEMU's present CPUs (see

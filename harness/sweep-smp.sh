@@ -117,10 +117,12 @@ fi
 mkdir -p "$build"
 build=$(cd "$build" && pwd)
 local -a kernels=() configs=() labels=()
+# Any --kernel may lack the series: the judge tells from its boot line.
+local series=yes
 local v kdir
 if [[ -n $kernel ]]; then
 	kernels=("$(realpath "$kernel")") configs=("$(realpath "$config")")
-	labels=("$(basename "$kernel")")
+	labels=("$(basename "$kernel")") series=auto
 else
 	[[ $variant == all ]] && variant="full small"
 	for v in $variant; do
@@ -147,7 +149,7 @@ trap 'rm -f "$plan"' EXIT
 trap '[[ -z $runner ]] || { kill -TERM "$runner"; wait "$runner"; }; exit 130' INT TERM HUP
 for i in "${!kernels[@]}"; do
 	"$HARNESS/plan.sh" --kernel "${kernels[i]}" --config "${configs[i]}" \
-		--initrd "$initrd" --label "${labels[i]}" --accel "$accel" \
+		--initrd "$initrd" --label "${labels[i]}" --accel "$accel" --series "$series" \
 		"${cpus_opt[@]}" --online "$online_list" --scenarios "$scenarios" >>"$plan"
 done
 if ((list)); then

@@ -7,12 +7,14 @@
 #   series checks      ci/check-series.sh on 6.1 and 6.12: patch --fuzz=0,
 #                      quilt push -a, checkpatch --strict
 #   sweep 6.1          harness/sweep-smp.sh: both variants (full, small),
-#                      hotplug tier 1..255, online tier at 7 counts
+#                      hotplug tier 1..255, online tier at 12 counts
 #   mutants            harness/mutants.sh: every deliberate fault caught
 #   sweep 6.12         the full variant on the other tree Debian ships,
 #                      online tier at 17 counts (its hotplug tier is a
 #                      SKIP under TCG)
-#   kunit.py parse     the kernel's own KTAP consumer reads both sweeps'
+#   sweep debian       Debian's own kernel (--kernel debian): hotplug 1,
+#                      33, 255 and online 1, 8, 32, 64
+#   kunit.py parse     the kernel's own KTAP consumer reads the sweeps'
 #                      results.ktap (ci/kunit-parse.sh)
 # A step that fails does not stop the others. Ends with the sum of all
 # steps as "N passed, N failed" and exits non-zero if anything failed.
@@ -63,9 +65,9 @@ step shellcheck shellcheck -S warning "${scripts[@]}"
 step self-tests harness/tests/run-tests.sh
 step series-6.1 ci/check-series.sh 6.1
 step series-6.12 ci/check-series.sh 6.12
-# 6.1, both variants: every N in the hotplug tier, seven online boots.
-step sweep-6.1 harness/sweep-smp.sh --tree 6.1 --variant all \
-	--out "$out/6.1" --cpus 1-255 --online 1,2,32,33,64,128,255
+# 6.1, both variants: the default lists, every N in the hotplug tier
+# and twelve online boots (the PID budget's points).
+step sweep-6.1 harness/sweep-smp.sh --tree 6.1 --variant all --out "$out/6.1"
 step mutants-6.1 harness/mutants.sh --tree 6.1 --out "$out/mutants"
 # 6.12, full variant. Under TCG 6.12 sees no hotpluggable CPUs (see
 # tcg_counts_hotplug_cpus in harness/lib.sh), so no hotplug tier: a
@@ -74,7 +76,12 @@ step mutants-6.1 harness/mutants.sh --tree 6.1 --out "$out/mutants"
 step sweep-6.12 harness/sweep-smp.sh --tree 6.12 --variant full \
 	--out "$out/6.12" \
 	--online 1,2,4,5,8,16,31,32,33,34,37,38,64,100,128,200,255
-step kunit-parse ci/kunit-parse.sh "$out/6.1/results.ktap" "$out/6.12/results.ktap"
+# Debian's own kernel (fetched, never installed): pid_max judged against
+# the formula, its PID budget beside the harness's kernel.
+step sweep-debian harness/sweep-smp.sh --kernel debian --out "$out/debian" \
+	--cpus 1,33,255 --online 1,8,32,64 --scenarios no
+step kunit-parse ci/kunit-parse.sh "$out/6.1/results.ktap" \
+	"$out/6.12/results.ktap" "$out/debian/results.ktap"
 
 echo "$passed passed, $failed failed"
 ((failed == 0))

@@ -40,8 +40,11 @@ Options:
                    (default: $DEFAULT_ONLINE); \"\" skips the tier
   --jobs N         guests booted at once (default: 2); a guest with 16
                    or more CPUs online always boots alone
-  --kernel FILE    boot this vmlinux instead of building one; the
-                   expected values come from FILE's directory's .config
+  --kernel FILE    boot this vmlinux or bzImage instead of building
+                   one; the expected values come from FILE's
+                   directory's .config. \"debian\": Debian's own amd64
+                   kernel, fetched into the build folder (never
+                   installed) by fetch-stock.sh
   --config FILE    the .config of --kernel FILE
   --tree T         kernel tree to build: 6.1 (default) or 6.12
   --variant V      config variant to build: full (default), small
@@ -102,6 +105,12 @@ case $scenarios in yes | no) ;; *) usage_error "--scenarios wants yes or no, not
 	usage_error "--cpus and --online are both empty and --scenarios is no: nothing to boot"
 if [[ -n $kernel ]]; then
 	[[ $variant != all ]] || usage_error "--variant all builds its own kernels; drop --kernel"
+fi
+if [[ $kernel == debian ]]; then
+	[[ -z $config ]] || usage_error "--kernel debian brings its own .config; drop --config"
+	kernel=$(compgen -G "$("$HARNESS/fetch-stock.sh" "$build")/vmlinuz-*" | head -n 1)
+fi
+if [[ -n $kernel ]]; then
 	[[ -r $kernel ]] || die "--kernel $kernel is not readable"
 	[[ -n $config ]] || config="$(dirname "$kernel")/.config"
 	[[ -r $config ]] || die "no .config for $kernel: put it beside the kernel or pass --config FILE"

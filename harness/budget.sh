@@ -53,14 +53,16 @@ main() {
 	mv "$csv" "$out/pid_budget.csv"
 	csv="$out/pid_budget.csv"
 
-	# The formula's pid_max at the projected CPU counts, per kernel: the
-	# .config of its jobs says BASE_SMALL and 64BIT.
+	# The formula's pid_max at the projected CPU counts, per kernel: its
+	# jobs say the variant (BASE_SMALL) and the limit (4194304: 64-bit).
 	local label small is64 n txt="$out/pid_budget.txt.tmp"
 	local -A limits=()
 	while IFS= read -r line; do
 		kv_load j "$line"
-		[[ ${j[tier]:-} == online && -n ${j[config]:-} && -z ${limits[${j[label]}]:-} ]] || continue
-		read -r small is64 _ < <(kconfig_pid_params "${j[config]}" 2>/dev/null || echo "0 1 0")
+		[[ ${j[tier]:-} == online && -n ${j[pid_max_max]:-} && -z ${limits[${j[label]}]:-} ]] || continue
+		small=0 is64=0
+		[[ ${j[variant]} == small ]] && small=1
+		[[ ${j[pid_max_max]} == 4194304 ]] && is64=1
 		for n in 1664 4096 8192; do
 			expected_vars "$n" "$small" "$is64"
 			limits[${j[label]}]+="$n:$EXP_MAX "
@@ -100,7 +102,7 @@ main() {
 					split("1664 4096 8192", ns, " ")
 					for (i = 1; i <= 3; i++) {
 						m = ns[i]; u = a + b * m
-						printf "  %6d %14.0f %12s %14s %11.0fx\n", m, u,
+						printf "  %6d %14.0f %12s %14s %11.1fx\n", m, u,
 							(u >= 32768 ? "runs out" : sprintf("%.0f%% used", 100 * u / 32768)),
 							pm[m], pm[m] / u
 					}

@@ -101,7 +101,7 @@ kv_get() {
 # The files a sweep writes into its results folder, by the runner (jobs,
 # boots/) and by the readers of the folder (report.sh, plot.sh). A new
 # run removes all of them before it boots anything.
-RESULT_FILES=(jobs boots results.ktap results.csv results.xml checks.csv
+RESULT_FILES=(jobs plan kernels shard boots results.ktap results.csv results.xml checks.csv
 	variants.csv pid_max.svg pid_max.png pid_budget.csv pid_budget.txt
 	pid_budget.svg pid_budget.png)
 
@@ -356,4 +356,26 @@ make_job() {
 make_skip() {
 	kv_line "name=$JK_LABEL-$1" "tier=$2" "variant=$JK_VARIANT" \
 		"label=$JK_LABEL" "skip=$3"
+}
+
+# parse_shard I/N IVAR NVAR: split a shard spec into IVAR and NVAR;
+# returns 1 unless 1 <= I <= N.
+parse_shard() {
+	local -n _ps_i=$2 _ps_n=$3
+	[[ $1 =~ ^([1-9][0-9]*)/([1-9][0-9]*)$ ]] || return 1
+	_ps_i=${BASH_REMATCH[1]} _ps_n=${BASH_REMATCH[2]}
+	((_ps_i <= _ps_n))
+}
+
+# kernel_id KERNEL: what identifies a booted kernel across machines:
+# "build ID" for a kernel built here (the series, fragments and tarball
+# it was built from; build-kernel.sh), else "sha256 SUM" of the file.
+kernel_id() {
+	local id
+	id=$(dirname "$1")/.harness-build
+	if [[ -r $id ]]; then
+		echo "build $(cat "$id")"
+	else
+		echo "sha256 $(sha256sum <"$1" | cut -d' ' -f1)"
+	fi
 }

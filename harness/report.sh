@@ -142,7 +142,8 @@ echo "# totals: pass:$passed fail:$failed skip:$skipped" >>"$ktap"
 {
 	echo '<?xml version="1.0" encoding="UTF-8"?>'
 	printf '<testsuites tests="%d" failures="%d" skipped="%d">\n' "${#lines[@]}" "$failed" "$skipped"
-	printf ' <testsuite name="pid_max sweep" tests="%d" failures="%d" skipped="%d">\n' \
+	printf ' <testsuite name="pid_max sweep%s" tests="%d" failures="%d" skipped="%d">\n' \
+		"$([[ ! -r $out/shard ]] || echo ", shard $(cat "$out/shard")")" \
 		"${#lines[@]}" "$failed" "$skipped"
 	sed 's/^/ /' "$cases"
 	echo " </testsuite>"

@@ -59,6 +59,10 @@ Options:
   --build-dir DIR  where the tree and builds live (default: build/)
   --out DIR        where results go (default: results/)
   --list           print the job list (plan.sh) and boot nothing
+  --shard I/N      run only shard I of N of the job list (shard.sh:
+                   every boot in exactly one shard, heavy boots spread);
+                   results in DIR (default: results/shard-I-of-N), to
+                   be joined by harness/merge-results.sh
   -h, --help       this text
 
 Writes DIR/jobs, DIR/boots/*.log, DIR/results.ktap, results.csv,
@@ -70,8 +74,8 @@ harness/report.sh DIR judges a finished folder again without booting."
 
 local cpus_list=all cpus_given=0 online_list=$DEFAULT_ONLINE jobs=2
 local kernel="" config="" tree=6.1 variant=full accel=auto scenarios=yes
-local build="$REPO/build" out="$REPO/results" list=0
-parse_options "$USAGE" "cpus:,online:,jobs:,kernel:,config:,tree:,variant:,accel:,scenarios:,build-dir:,out:,list" "$@"
+local build="$REPO/build" out="" list=0 shard=""
+parse_options "$USAGE" "cpus:,online:,jobs:,kernel:,config:,tree:,variant:,accel:,scenarios:,build-dir:,out:,list,shard:" "$@"
 set -- "${OPTS[@]}"
 while (($#)); do
 	case $1 in
@@ -86,6 +90,7 @@ while (($#)); do
 	--scenarios) scenarios=$2 ;;
 	--build-dir) build=$2 ;;
 	--out) out=$2 ;;
+	--shard) shard=$2 ;;
 	--list) list=1; shift; continue ;;
 	--) shift; break ;;
 	esac
@@ -97,6 +102,12 @@ done
 parse_cpu_list "$cpus_list" >/dev/null || usage_error "--cpus: see above"
 parse_cpu_list "$online_list" >/dev/null || usage_error "--online: see above"
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || usage_error "--jobs wants a positive number, not '$jobs'"
+local shard_i shard_n
+if [[ -n $shard ]]; then
+	parse_shard "$shard" shard_i shard_n || usage_error "--shard wants I/N with 1 <= I <= N, not '$shard'"
+	[[ -n $out ]] || out="$REPO/results/shard-$shard_i-of-$shard_n"
+fi
+[[ -n $out ]] || out="$REPO/results"
 case $tree in 6.1 | 6.12) ;; *) usage_error "--tree wants 6.1 or 6.12, not '$tree'" ;; esac
 case $variant in full | small | all) ;; *) usage_error "--variant wants full, small or all, not '$variant'" ;; esac
 case $accel in auto | tcg | kvm) ;; *) usage_error "--accel wants auto, tcg or kvm, not '$accel'" ;; esac
@@ -170,7 +181,19 @@ fi
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 clean_results "$out"
-cp "$plan" "$out/jobs"
+# DIR/plan is the whole list and DIR/kernels what was booted (the build
+# id of a harness kernel, else the file's sha256): merge-results.sh
+# checks that shards come from one plan of the same kernels.
+cp "$plan" "$out/plan"
+for i in "${!kernels[@]}"; do
+	echo "${labels[i]} $(kernel_id "${kernels[i]}")"
+done >"$out/kernels"
+if [[ -n $shard ]]; then
+	echo "$shard" >"$out/shard"
+	"$HARNESS/shard.sh" "$shard" "$plan" >"$out/jobs"
+else
+	cp "$plan" "$out/jobs"
+fi
 info "booting $(grep -vc $'\tskip=' "$out/jobs") guests (${labels[*]}, $accel, $jobs at a time); results in $out"
 "$HARNESS/run-jobs.sh" --jobs "$jobs" "$out" &
 runner=$!

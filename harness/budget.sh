@@ -22,32 +22,47 @@ set -euo pipefail
 HARNESS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=harness/lib.sh
 . "$HARNESS/lib.sh"
-USAGE="Usage: harness/budget.sh DIR
-Write DIR/pid_budget.csv, pid_budget.txt and pid_budget.svg from the
-online-tier boots of DIR/jobs and their console logs."
+USAGE="Usage: harness/budget.sh [--out OUT] DIR...
+Write pid_budget.csv, pid_budget.txt and pid_budget.svg (and .png) from
+the online-tier boots of each DIR/jobs and their console logs, into OUT
+(default: the first DIR). Several DIRs put kernels side by side."
 
 main() {
-	parse_options "$USAGE" "" "$@"
-	set -- "${OPTS[@]:1}"
-	(($# == 1)) || usage_error "expects DIR"
-	local out=$1 line record
+	local out="" dir line record
 	local -A j=() r=()
-	[[ -r $out/jobs ]] || die "$out/jobs is missing: not a results folder"
+	parse_options "$USAGE" "out:" "$@"
+	set -- "${OPTS[@]}"
+	while (($#)); do
+		case $1 in
+		--out) out=$2; shift 2 ;;
+		--) shift; break ;;
+		esac
+	done
+	(($# >= 1)) || usage_error "expects at least one DIR"
+	[[ -n $out ]] || out=$1
+	for dir; do
+		[[ -r $dir/jobs ]] || die "$dir/jobs is missing: not a results folder"
+	done
+	mkdir -p "$out"
 	rm -f "$out"/pid_budget.{csv,txt,svg,png}
 
-	local csv="$out/pid_budget.csv.tmp"
+	local csv="$out/pid_budget.csv.tmp" jobs="$out/pid_budget.jobs.tmp"
 	echo "boot,kernel,online,possible,last_pid_at_init,tasks,kthreads" >"$csv"
-	while IFS= read -r line; do
-		kv_load j "$line"
-		[[ ${j[tier]:-} == online && -z ${j[skip]:-} && -e $out/boots/${j[name]}.log ]] || continue
-		record=$("$HARNESS/parse-console.sh" "$out/boots/${j[name]}.log")
-		kv_load r "$record"
-		[[ ${r[last_pid_at_init]:-none} =~ ^[0-9]+$ && ${r[online]:-none} =~ ^[0-9]+$ ]] || continue
-		echo "${j[name]},${j[label]},${r[online]},${r[possible]},${r[last_pid_at_init]},${r[tasks]},${r[kthreads]}" >>"$csv"
-	done <"$out/jobs"
+	: >"$jobs"
+	for dir; do
+		while IFS= read -r line; do
+			kv_load j "$line"
+			[[ ${j[tier]:-} == online && -z ${j[skip]:-} && -e $dir/boots/${j[name]}.log ]] || continue
+			echo "$line" >>"$jobs"
+			record=$("$HARNESS/parse-console.sh" "$dir/boots/${j[name]}.log")
+			kv_load r "$record"
+			[[ ${r[last_pid_at_init]:-none} =~ ^[0-9]+$ && ${r[online]:-none} =~ ^[0-9]+$ ]] || continue
+			echo "${j[name]},${j[label]},${r[online]},${r[possible]},${r[last_pid_at_init]},${r[tasks]},${r[kthreads]}" >>"$csv"
+		done <"$dir/jobs"
+	done
 	if (($(wc -l <"$csv") < 3)); then
-		rm -f "$csv"
-		info "fewer than two online-tier boots with a PID budget in $out: no fit"
+		rm -f "$csv" "$jobs"
+		info "fewer than two online-tier boots with a PID budget in $*: no fit"
 		return 0
 	fi
 	mv "$csv" "$out/pid_budget.csv"
@@ -67,10 +82,11 @@ main() {
 			expected_vars "$n" "$small" "$is64"
 			limits[${j[label]}]+="$n:$EXP_MAX "
 		done
-	done <"$out/jobs"
+	done <"$jobs"
+	rm -f "$jobs"
 
 	{
-		echo "PID budget at init, measured in $(basename "$(cd "$out" && pwd)"): a least-squares line"
+		echo "PID budget at init, from the online-tier boots: a least-squares line"
 		echo "last_pid_at_init = fixed + per_cpu * online CPUs, per kernel."
 		for label in $(tail -n +2 "$csv" | cut -d, -f2 | sort -u); do
 			awk -F, -v k="$label" -v lim="${limits[$label]:-}" '
@@ -126,6 +142,9 @@ plot_budget() {
 		expected_vars "$n" 0 1
 		echo "$n $EXP_MAX"
 	done >"$data/formula"
+	# The 2010 report that started it: 25163 processes before the login
+	# prompt on a 1664-CPU machine (a later point in boot than init).
+	echo "1664 25163" >"$data/report2010"
 	for label in $(tail -n +2 "$out/pid_budget.csv" | cut -d, -f2 | sort -u); do
 		awk -F, -v k="$label" 'NR > 1 && $2 == k { print $3, $5 }' "$out/pid_budget.csv" >"$data/$label"
 		plots+=("'$data/$label' with points pt 7 ps 1.2 title '$label: PIDs at init, measured'")
@@ -162,6 +181,7 @@ set samples 400
 $fits
 plot 32768 with lines lw 2 title 'fixed 32768 (PID_MAX_DEFAULT)', \
 	'$data/formula' with lines lw 2 title 'pid_max: max(32768, 1024 x CPUs), clamped', \
+	'$data/report2010' with points pt 5 ps 1.5 title '2010 report: 25163 processes at login, 1664 CPUs', \
 	${plots[*]/%/,} 1/0 notitle
 EOF
 		mv "$out/pid_budget.$ext.tmp" "$out/pid_budget.$ext"

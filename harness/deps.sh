@@ -14,7 +14,7 @@ set -euo pipefail
 BUILD_PKGS=(linux-source-6.1 xz-utils gcc make flex bison bc libelf-dev
 	libssl-dev perl quilt patch busybox-static cpio qemu-system-x86
 	gawk coreutils gnuplot-nox)
-TEST_PKGS=(shellcheck linux-source-6.12)
+TEST_PKGS=(shellcheck linux-source-6.12 python3 python3-yaml)
 
 # shellcheck source=harness/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"

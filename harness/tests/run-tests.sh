@@ -989,6 +989,42 @@ test_merge_refuses_bad_shards() {
 	return $rc
 }
 
+# The ready CI definitions parse as YAML, shard the sweep over a matrix
+# whose size matches --shard's N, merge after it, and run only options
+# that sweep-smp.sh documents.
+test_ci_definitions() {
+	local repo=$HARNESS/.. out opt rc=0
+	out=$(python3 - "$repo/ci/github/pid-max-sweep.yml" "$repo/ci/gitlab/pid-max-sweep.gitlab-ci.yml" <<'PY'
+import sys, yaml
+gh = yaml.safe_load(open(sys.argv[1]))
+gl = yaml.safe_load(open(sys.argv[2]))
+shards = gh["jobs"]["sweep"]["strategy"]["matrix"]["shard"]
+assert shards == list(range(1, len(shards) + 1)), shards
+runs = [s.get("run", "") for s in gh["jobs"]["sweep"]["steps"]]
+sweep = [r for r in runs if "harness/sweep-smp.sh" in r]
+assert len(sweep) == 1 and "--shard ${{ matrix.shard }}/%d" % len(shards) in sweep[0], sweep
+assert gh["jobs"]["merge"]["needs"] == "sweep"
+assert any("harness/merge-results.sh" in s.get("run", "") for s in gh["jobs"]["merge"]["steps"])
+assert gl["sweep"]["parallel"] >= 2 and gl["sweep"]["stage"] == "sweep"
+script = " ".join(gl["sweep"]["script"])
+assert '--shard "$CI_NODE_INDEX/$CI_NODE_TOTAL"' in script, script
+assert gl["merge"]["needs"][0]["job"] == "sweep"
+assert any("harness/merge-results.sh" in c for c in gl["merge"]["script"])
+print(sweep[0] + " " + script)
+PY
+	) || {
+		echo "the CI definitions do not parse or lack a part: $out"
+		return 1
+	}
+	for opt in $(grep -o -- '--[a-z-]*' <<<"$out" | sort -u); do
+		"$HARNESS/sweep-smp.sh" --help | grep -q -- "^  $opt " || {
+			echo "the CI definitions use $opt, which sweep-smp.sh --help does not name"
+			rc=1
+		}
+	done
+	return $rc
+}
+
 # --- missing tools, a stale series, a full disk ----------------------
 
 # must_fail WANT_MESSAGE CMD...: CMD exits non-zero, says WANT_MESSAGE,

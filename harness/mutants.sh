@@ -59,9 +59,10 @@ mapfile -t mutants < <(ls "$HARNESS"/mutants/*.patch)
 ((${#mutants[@]} > 0)) || die "no mutants in $HARNESS/mutants"
 
 # caught_by DIR: the checks that failed a boot in a sweep's checks.csv,
-# in the judge's order. A boot failed by the KUnit suite counts for
-# "kunit" alone, so the table shows which checks would have caught the
-# mutant without it.
+# in the judge's order. A boot whose KUnit suite ran and failed counts
+# for "kunit" alone, so the table shows which checks would have caught
+# the mutant without it; a suite that never ran (a panic before it) is
+# no such failure.
 caught_by() {
 	local checks=$1/checks.csv
 	[[ -r $checks ]] || {
@@ -72,10 +73,11 @@ caught_by() {
 		NR == 1 { next }
 		!($4 in rank) { rank[$4] = ++n; name[n] = $4 }
 		$5 == "fail" { fail[$1, $4] = 1; boots[$1] = 1 }
+		$4 == "kunit" && $5 == "fail" && $0 !~ /KUnit suite pid_max: none,/ { suite[$1] = 1 }
 		END {
 			for (b in boots)
 				for (i = 1; i <= n; i++)
-					if (fail[b, name[i]] && (!fail[b, "kunit"] || name[i] == "kunit"))
+					if (fail[b, name[i]] && (!suite[b] || name[i] == "kunit"))
 						hit[i] = 1
 			s = ""
 			for (i = 1; i <= n; i++)
@@ -87,7 +89,7 @@ caught_by() {
 echo "KTAP version 1"
 echo "1..${#mutants[@]}"
 table="$out/mutants.txt.tmp"
-printf '%-16s %-34s %-34s %s\n' mutant "caught (full)" "caught (small)" verdict >"$table"
+printf '%-16s %-8s %-8s %s\n' mutant variant verdict "checks that failed a boot" >"$table"
 passed=0 failed=0 i=0
 for m in "${mutants[@]}"; do
 	name=$(basename "$m" .patch)
@@ -117,7 +119,8 @@ for m in "${mutants[@]}"; do
 		failed=$((failed + 1))
 		echo "not ok $i mutant_$name # $verdict"
 	fi
-	printf '%-16s %-34s %-34s %s\n' "$name" "${cells[0]}" "${cells[1]}" "$verdict" >>"$table"
+	printf '%-16s %-8s %-8s %s\n' "$name" full "$verdict" "${cells[0]}" \
+		"$name" small "$verdict" "${cells[1]:-}" >>"$table"
 done
 mv "$table" "$out/mutants.txt"
 sed 's/^/# /' "$out/mutants.txt"

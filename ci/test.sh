@@ -6,6 +6,8 @@
 #   harness self-tests harness/tests/run-tests.sh (no VM)
 #   series checks      ci/check-series.sh on 6.1 and 6.12: patch --fuzz=0,
 #                      quilt push -a, checkpatch --strict
+#   kunit.py run       the suite through the kernel's own runner under UML
+#                      (ci/kunit-uml.sh)
 #   sweep 6.1          harness/sweep-smp.sh: both variants (full, small),
 #                      hotplug tier 1..255, online tier at 12 counts
 #   mutants            harness/mutants.sh: every deliberate fault caught
@@ -13,7 +15,7 @@
 #                      online tier at 17 counts (its hotplug tier is a
 #                      SKIP under TCG)
 #   sweep debian       Debian's own kernel (--kernel debian): hotplug 1,
-#                      33, 255 and online 1, 8, 32, 64
+#                      33, 255, online 1, 8, 32, 64 and possible 4097
 #   kunit.py parse     the kernel's own KTAP consumer reads the sweeps'
 #                      results.ktap (ci/kunit-parse.sh)
 # A step that fails does not stop the others. Ends with the sum of all
@@ -65,6 +67,7 @@ step shellcheck shellcheck -S warning "${scripts[@]}"
 step self-tests harness/tests/run-tests.sh
 step series-6.1 ci/check-series.sh 6.1
 step series-6.12 ci/check-series.sh 6.12
+step kunit-uml ci/kunit-uml.sh
 # 6.1, both variants: the default lists, every N in the hotplug tier
 # and twelve online boots (the PID budget's points).
 step sweep-6.1 harness/sweep-smp.sh --tree 6.1 --variant all --out "$out/6.1"
@@ -79,7 +82,7 @@ step sweep-6.12 harness/sweep-smp.sh --tree 6.12 --variant full \
 # Debian's own kernel (fetched, never installed): pid_max judged against
 # the formula, its PID budget beside the harness's kernel.
 step sweep-debian harness/sweep-smp.sh --kernel debian --out "$out/debian" \
-	--cpus 1,33,255 --online 1,8,32,64 --scenarios no
+	--cpus 1,33,255 --online 1,8,32,64 --possible 4097 --scenarios no
 step kunit-parse ci/kunit-parse.sh "$out/6.1/results.ktap" \
 	"$out/6.12/results.ktap" "$out/debian/results.ktap"
 

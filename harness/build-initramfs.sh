@@ -22,7 +22,8 @@ gen="$build/bin/gen_init_cpio"
 out="$build/initramfs.cpio"
 
 [[ -x $busybox ]] || die "$busybox is missing: apt-get install busybox-static"
-file -b "$busybox" 2>/dev/null | grep -q dynamically &&
+# (no grep -q on a pipe: under pipefail its early exit fails the pipe)
+[[ $(file -b "$busybox" 2>/dev/null) == *dynamically* ]] &&
 	die "$busybox is dynamically linked: apt-get install busybox-static"
 
 # The kernel's own cpio packer makes /dev/console without needing root.

@@ -31,15 +31,22 @@ parse_options "$USAGE" "" "$@"
 set -- "${OPTS[@]:1}"
 (($# == 3 || $# == 4)) || usage_error "expects BUILD_DIR TREE VARIANT [MUTANT_PATCH]"
 build=$1 tree=$2 variant=$3 mutant=${4:-}
+mkdir -p "$build"
+build=$(cd "$build" && pwd)
 case $tree in
 6.1 | 6.12) ;;
 *) die "unknown tree '$tree' (use 6.1 or 6.12)" ;;
 esac
 common="$HARNESS/config/pidmax.config"
 # A tree may need its own spelling of a variant: 6.12 has no BASE_FULL.
-frag="$HARNESS/config/variant-$variant-$tree.config"
-[[ -r $frag ]] || frag="$HARNESS/config/variant-$variant.config"
+# VARIANT-maxsmp adds config/maxsmp.config: NR_CPUS 8192, for the
+# possible tier.
+base=${variant%-maxsmp}
+frag="$HARNESS/config/variant-$base-$tree.config"
+[[ -r $frag ]] || frag="$HARNESS/config/variant-$base.config"
 [[ -r $frag ]] || die "unknown variant '$variant' (no $frag)"
+frags=("$common" "$frag")
+[[ $variant == "$base" ]] || frags+=("$HARNESS/config/maxsmp.config")
 
 # $PIDMAX_TARBALL overrides the tarball (the self-tests use a fake one).
 tarball=${PIDMAX_TARBALL:-/usr/src/linux-source-$tree.tar.xz}
@@ -121,16 +128,16 @@ if [[ $(cat "$src/.harness-series" 2>/dev/null) != "$series_id" ]]; then
 fi
 
 # 3. The configuration: tinyconfig + fragments, every option checked.
-config_id=$(hash_of "$common" "$frag")-$tar_id
+config_id=$(hash_of "${frags[@]}")-$tar_id
 if [[ ! -f $obj/.config || $(cat "$obj/.harness-config" 2>/dev/null) != "$config_id" ]]; then
 	info "configuring $tree/$variant"
 	mkdir -p "$obj"
 	rm -f "$obj/.harness-config"
 	run "make tinyconfig" make -C "$src" O="$obj" tinyconfig
 	run "merge_config.sh" "$src/scripts/kconfig/merge_config.sh" -m \
-		-O "$obj" "$obj/.config" "$common" "$frag"
+		-O "$obj" "$obj/.config" "${frags[@]}"
 	run "make olddefconfig" make -C "$src" O="$obj" olddefconfig
-	"$HARNESS/check-config.sh" "$obj/.config" "$common" "$frag"
+	"$HARNESS/check-config.sh" "$obj/.config" "${frags[@]}"
 	echo "$config_id" >"$obj/.harness-config"
 fi
 

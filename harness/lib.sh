@@ -12,6 +12,13 @@ MAX_QEMU_CPUS=255
 # PID budget's fit.
 # shellcheck disable=SC2034 # read by the scripts that source lib.sh
 DEFAULT_ONLINE=1,2,4,8,16,32,33,64,96,128,192,255
+# The possible tier's: past QEMU's 255 (possible_cpus=N on the kernel
+# command line), across the clamp at 4096, up to NR_CPUS's largest x86
+# value, 8192; 1664 is the machine of the 2010 report.
+# shellcheck disable=SC2034 # read by the scripts that source lib.sh
+DEFAULT_POSSIBLE=256,512,1024,1664,2048,4095,4096,4097,8192
+# shellcheck disable=SC2034
+MAX_NR_CPUS=8192
 
 # die MESSAGE: a runtime error; exit 1.
 die() {
@@ -114,15 +121,16 @@ clean_results() {
 	done
 }
 
-# parse_cpu_list LIST: print each CPU count of LIST ("1,2,32-34,255") on
-# its own line, sorted and without repeats. "all" means 1..MAX_QEMU_CPUS;
-# an empty LIST prints nothing. Returns 1 with a message on bad input.
+# parse_cpu_list LIST [MAX]: print each CPU count of LIST
+# ("1,2,32-34,255") on its own line, sorted and without repeats, each in
+# 1..MAX (default MAX_QEMU_CPUS). "all" means 1..MAX; an empty LIST
+# prints nothing. Returns 1 with a message on bad input.
 parse_cpu_list() {
-	local list=$1 item lo hi n
+	local list=$1 max=${2:-$MAX_QEMU_CPUS} item lo hi n
 	local -a counts=()
 
 	[[ -z $list ]] && return 0
-	[[ $list == all ]] && list="1-$MAX_QEMU_CPUS"
+	[[ $list == all ]] && list="1-$max"
 	local IFS=,
 	for item in $list; do
 		if [[ $item =~ ^([0-9]+)$ ]]; then
@@ -138,8 +146,8 @@ parse_cpu_list() {
 		# Force base 10: "010" is ten, not eight.
 		lo=$((10#$lo))
 		hi=$((10#$hi))
-		if ((lo < 1 || hi > MAX_QEMU_CPUS)); then
-			echo "bad CPU list '$1': '$item' is outside 1-$MAX_QEMU_CPUS" >&2
+		if ((lo < 1 || hi > max)); then
+			echo "bad CPU list '$1': '$item' is outside 1-$max" >&2
 			return 1
 		fi
 		if ((lo > hi)); then
@@ -315,7 +323,8 @@ job_kernel_is() {
 }
 
 # make_job CASE TIER POSSIBLE ONLINE SMP [append=...] [pid_max=N]
-#          [sysctl_refused=1] [timeout=SECONDS] [series=yes|auto]: print the job line of boot LABEL-CASE
+#          [sysctl_refused=1] [timeout=SECONDS] [series=yes|auto]
+#          [mem=SIZE]: print the job line of boot LABEL-CASE
 # with QEMU's -smp SMP, where the guest must show POSSIBLE possible and
 # ONLINE online CPUs. The expected values come from the formula for
 # POSSIBLE CPU ids and the .config given to job_kernel; pid_max=N is the
@@ -328,7 +337,8 @@ make_job() {
 		return 1
 	}
 	local case=$1 tier=$2 possible=$3 online=$4 smp=$5 a clamped=no
-	local -A x=([append]="" [pid_max]="" [sysctl_refused]=0 [timeout]="" [series]="")
+	local -A x=([append]="" [pid_max]="" [sysctl_refused]=0 [timeout]="" [series]=""
+		[mem]=512M)
 	shift 5
 	for a; do
 		[[ $a == *=* && -v x[${a%%=*}] ]] || {
@@ -341,7 +351,7 @@ make_job() {
 	((EXP_CLAMPED)) && clamped=yes
 	kv_line "name=$JK_LABEL-$case" "tier=$tier" "variant=$JK_VARIANT" \
 		"label=$JK_LABEL" "kernel=$JK_KERNEL" "config=$JK_CONFIG" \
-		"initrd=$JK_INITRD" "accel=$JK_ACCEL" "smp=$smp" "mem=512M" \
+		"initrd=$JK_INITRD" "accel=$JK_ACCEL" "smp=$smp" "mem=${x[mem]}" \
 		"timeout=${x[timeout]:-$((60 + ${smp%%,*}))}" "append=${x[append]}" \
 		"possible=$possible" "online=$online" \
 		"pid_max=${x[pid_max]:-$EXP_MAX}" "pid_max_min=$EXP_MIN" \

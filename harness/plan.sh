@@ -13,11 +13,15 @@ HARNESS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 USAGE="Usage: harness/plan.sh --kernel FILE --config FILE --initrd FILE
                        [--label L] [--accel tcg|kvm] [--cpus LIST]
                        [--online LIST] [--scenarios yes|no]
-                       [--series yes|auto]
+                       [--series yes|auto] [--possible LIST]
 Print the job list of one kernel, a boot a line:
   hotplug    -smp 1,maxcpus=N for each N of --cpus (default: all,
              1-$MAX_QEMU_CPUS): N possible CPUs, one online
   online     -smp N for each N of --online (default: $DEFAULT_ONLINE)
+  possible   -smp 1 and possible_cpus=N on the kernel command line for
+             each N of --possible (default: none; up to $MAX_NR_CPUS): N CPU
+             ids that no firmware describes, one online; needs a kernel
+             with NR_CPUS >= N (the sweep builds VARIANT-maxsmp ones)
   scenario   (--scenarios yes, the default) six boots: the extended
              guest checks on 64 CPUs, sysctl.kernel.pid_max= in and out
              of range, nr_cpus=40, possible_cpus=40 and maxcpus=2
@@ -33,8 +37,8 @@ its series-only checks (the boot line's inputs) as a SKIP."
 main() {
 	local kernel="" config="" initrd="" label="" accel=tcg
 	local cpus_list=all cpus_given=0 online_list=$DEFAULT_ONLINE
-	local scenarios=yes series=yes
-	parse_options "$USAGE" "kernel:,config:,initrd:,label:,accel:,cpus:,online:,scenarios:,series:" "$@"
+	local scenarios=yes series=yes possible_list=""
+	parse_options "$USAGE" "kernel:,config:,initrd:,label:,accel:,cpus:,online:,scenarios:,series:,possible:" "$@"
 	set -- "${OPTS[@]}"
 	while (($#)); do
 		case $1 in
@@ -47,6 +51,7 @@ main() {
 		--online) online_list=$2 ;;
 		--scenarios) scenarios=$2 ;;
 		--series) series=$2 ;;
+		--possible) possible_list=$2 ;;
 		--) shift; break ;;
 		esac
 		shift 2
@@ -54,8 +59,9 @@ main() {
 	(($# == 0)) || usage_error "unexpected operand '$1'"
 	[[ -n $kernel && -n $config && -n $initrd ]] ||
 		usage_error "--kernel, --config and --initrd are required"
-	local hotplug online
+	local hotplug online possible
 	hotplug=$(parse_cpu_list "$cpus_list") || usage_error "--cpus: see above"
+	possible=$(parse_cpu_list "$possible_list" "$MAX_NR_CPUS") || usage_error "--possible: see above"
 	online=$(parse_cpu_list "$online_list") || usage_error "--online: see above"
 	case $accel in
 	tcg | kvm) ;;
@@ -98,6 +104,7 @@ main() {
 	for n in $online; do
 		make_job "$(printf 'online-%03d' "$n")" online "$n" "$n" "$n"
 	done
+	possible_tier "$possible" "$config" "$slots"
 	[[ $scenarios == yes ]] || return 0
 	# 64 possible CPUs, one online; all 64 online where slots=no.
 	local s64=1,maxcpus=64 on=1 on40=1
@@ -116,6 +123,32 @@ main() {
 	make_job nr_cpus-40 scenario 40 "$on40" "$s64" append=nr_cpus=40
 	make_job possible_cpus-40 scenario 40 "$on40" "$s64" append=possible_cpus=40
 	make_job maxcpus-2 scenario 40 2 40 append=maxcpus=2
+}
+
+# possible_tier COUNTS CONFIG SLOTS: the jobs of the possible tier. Each
+# guest has one CPU (-smp 1) and N CPU ids from possible_cpus=N; memory
+# grows with N (a 256 KiB per-CPU unit per id under MAXSMP, and the log
+# buffer), the timeout too. A count above the kernel's NR_CPUS, or a
+# kernel where possible_cpus= can only lower the count (SLOTS=no: since
+# 6.3 under TCG), is a skip with the reason.
+possible_tier() {
+	local n nr_cpus
+	[[ -n $1 ]] || return 0
+	nr_cpus=$(kconfig_get "$2" NR_CPUS)
+	[[ $nr_cpus =~ ^[0-9]+$ ]] || nr_cpus=1
+	for n in $1; do
+		if [[ $3 == no ]]; then
+			make_skip "$(printf 'possible-%04d' "$n")" possible \
+				"possible_cpus= only lowers the CPU count of this kernel under TCG"
+		elif ((n > nr_cpus)); then
+			make_skip "$(printf 'possible-%04d' "$n")" possible \
+				"NR_CPUS is $nr_cpus: possible_cpus=$n needs a kernel built with more (VARIANT-maxsmp)"
+		else
+			make_job "$(printf 'possible-%04d' "$n")" possible "$n" 1 1 \
+				"append=possible_cpus=$n" "mem=$((512 + n * 3 / 8))M" \
+				"timeout=$((60 + n / 16))"
+		fi
+	done
 }
 
 main "$@"

@@ -28,16 +28,21 @@ USAGE="Usage: harness/sweep-smp.sh [OPTION]...
 Boot QEMU guests with 1..255 possible CPUs and check that pid_max is
 max(32768, 1024 * nr_cpu_ids) clamped to PID_MAX_LIMIT in each.
 
-Two tiers, set on the QEMU command line only (the kernel command line
-carries no pid_max setting), and six scenario boots:
-  hotplug  -smp 1,maxcpus=N: N possible CPUs, one online (fast)
-  online   -smp N: all N CPUs online
+Three tiers (none puts a pid_max setting on the kernel command line),
+and six scenario boots:
+  hotplug   -smp 1,maxcpus=N: N possible CPUs, one online (fast)
+  online    -smp N: all N CPUs online
+  possible  -smp 1 and the kernel parameter possible_cpus=N: N CPU ids
+            no firmware describes, one online, up to 8192, on kernels
+            built with NR_CPUS 8192 (VARIANT-maxsmp)
 
 Options:
   --cpus LIST      hotplug tier CPU counts (default: all = 1-255);
                    LIST is like 1,2,32-34,255; \"\" skips the tier
   --online LIST    online tier CPU counts
                    (default: $DEFAULT_ONLINE); \"\" skips the tier
+  --possible LIST  possible tier CPU counts, up to 8192
+                   (default: $DEFAULT_POSSIBLE); \"\" skips the tier
   --jobs N         guests booted at once (default: 2); a guest with 16
                    or more CPUs online always boots alone
   --kernel FILE    boot this vmlinux or bzImage instead of building
@@ -73,14 +78,16 @@ a line per boot (and a progress line on a terminal), ends with
 harness/report.sh DIR judges a finished folder again without booting."
 
 local cpus_list=all cpus_given=0 online_list=$DEFAULT_ONLINE jobs=2
+local possible_list=$DEFAULT_POSSIBLE
 local kernel="" config="" tree=6.1 variant=full accel=auto scenarios=yes
 local build="$REPO/build" out="" list=0 shard=""
-parse_options "$USAGE" "cpus:,online:,jobs:,kernel:,config:,tree:,variant:,accel:,scenarios:,build-dir:,out:,list,shard:" "$@"
+parse_options "$USAGE" "cpus:,online:,possible:,jobs:,kernel:,config:,tree:,variant:,accel:,scenarios:,build-dir:,out:,list,shard:" "$@"
 set -- "${OPTS[@]}"
 while (($#)); do
 	case $1 in
 	--cpus) cpus_list=$2 cpus_given=1 ;;
 	--online) online_list=$2 ;;
+	--possible) possible_list=$2 ;;
 	--jobs) jobs=$2 ;;
 	--kernel) kernel=$2 ;;
 	--config) config=$2 ;;
@@ -101,6 +108,7 @@ done
 (($# == 0)) || usage_error "unexpected operand '$1'"
 parse_cpu_list "$cpus_list" >/dev/null || usage_error "--cpus: see above"
 parse_cpu_list "$online_list" >/dev/null || usage_error "--online: see above"
+parse_cpu_list "$possible_list" "$MAX_NR_CPUS" >/dev/null || usage_error "--possible: see above"
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || usage_error "--jobs wants a positive number, not '$jobs'"
 local shard_i shard_n
 if [[ -n $shard ]]; then
@@ -112,8 +120,9 @@ case $tree in 6.1 | 6.12) ;; *) usage_error "--tree wants 6.1 or 6.12, not '$tre
 case $variant in full | small | all) ;; *) usage_error "--variant wants full, small or all, not '$variant'" ;; esac
 case $accel in auto | tcg | kvm) ;; *) usage_error "--accel wants auto, tcg or kvm, not '$accel'" ;; esac
 case $scenarios in yes | no) ;; *) usage_error "--scenarios wants yes or no, not '$scenarios'" ;; esac
-[[ $(parse_cpu_list "$cpus_list")$(parse_cpu_list "$online_list") != "" || $scenarios == yes ]] ||
-	usage_error "--cpus and --online are both empty and --scenarios is no: nothing to boot"
+[[ $(parse_cpu_list "$cpus_list")$(parse_cpu_list "$online_list")$possible_list != "" ||
+	$scenarios == yes ]] ||
+	usage_error "--cpus, --online and --possible are empty and --scenarios is no: nothing to boot"
 if [[ -n $kernel ]]; then
 	[[ $variant != all ]] || usage_error "--variant all builds its own kernels; drop --kernel"
 fi
@@ -133,21 +142,29 @@ fi
 ((list)) || command -v "${QEMU:-qemu-system-x86_64}" >/dev/null ||
 	die "${QEMU:-qemu-system-x86_64} not found: apt-get install qemu-system-x86"
 
-# The kernels: --kernel FILE, or one build per variant.
+# The kernels: --kernel FILE, or one build per variant, and for the
+# possible tier one with NR_CPUS 8192 per variant (6.1: 6.12 under TCG
+# cannot grow its CPU count with possible_cpus=, its tier is a skip).
 mkdir -p "$build"
 build=$(cd "$build" && pwd)
-local -a kernels=() configs=() labels=()
+local -a kernels=() configs=() labels=() tiers=()
 # Any --kernel may lack the series: the judge tells from its boot line.
 local series=yes
 local v kdir
 if [[ -n $kernel ]]; then
 	kernels=("$(realpath "$kernel")") configs=("$(realpath "$config")")
-	labels=("$(basename "$kernel")") series=auto
+	labels=("$(basename "$kernel")") series=auto tiers=(all)
 else
 	[[ $variant == all ]] && variant="full small"
 	for v in $variant; do
+		if [[ -n $possible_list && $tree == 6.1 ]]; then
+			kdir=$("$HARNESS/build-kernel.sh" "$build" "$tree" "$v-maxsmp")
+			kernels+=("$kdir/vmlinux") configs+=("$kdir/.config")
+			labels+=("$tree-$v-maxsmp") tiers+=(possible)
+		fi
 		kdir=$("$HARNESS/build-kernel.sh" "$build" "$tree" "$v")
-		kernels+=("$kdir/vmlinux") configs+=("$kdir/.config") labels+=("$tree-$v")
+		kernels+=("$kdir/vmlinux") configs+=("$kdir/.config")
+		labels+=("$tree-$v") tiers+=("$([[ $tree == 6.1 ]] && echo others || echo all)")
 	done
 fi
 local initrd
@@ -160,17 +177,24 @@ if [[ $accel == auto ]]; then
 		"$build" "${kernels[0]}" "${configs[0]}" "$initrd")
 fi
 
-# The plan: every kernel's jobs in one list.
+# The plan: every kernel's jobs in one list; a maxsmp kernel runs the
+# possible tier, its variant's normal kernel the others.
 local i
+local -a tier_opts=()
 plan=$(mktemp)
 runner=""
 # A signal stops the runner, which stops every guest it started.
 trap 'rm -f "$plan"' EXIT
 trap '[[ -z $runner ]] || { kill -TERM "$runner"; wait "$runner"; }; exit 130' INT TERM HUP
 for i in "${!kernels[@]}"; do
+	case ${tiers[i]} in
+	possible) tier_opts=(--cpus "" --online "" --scenarios no --possible "$possible_list") ;;
+	others) tier_opts=("${cpus_opt[@]}" --online "$online_list" --scenarios "$scenarios" --possible "") ;;
+	*) tier_opts=("${cpus_opt[@]}" --online "$online_list" --scenarios "$scenarios" --possible "$possible_list") ;;
+	esac
 	"$HARNESS/plan.sh" --kernel "${kernels[i]}" --config "${configs[i]}" \
 		--initrd "$initrd" --label "${labels[i]}" --accel "$accel" --series "$series" \
-		"${cpus_opt[@]}" --online "$online_list" --scenarios "$scenarios" >>"$plan"
+		"${tier_opts[@]}" >>"$plan"
 done
 if ((list)); then
 	cat "$plan"

@@ -196,6 +196,13 @@ test_check_config() {
 		echo "the recorded full config fails its own fragments"
 		return 1
 	}
+	# A later fragment overrides an earlier one, as merge_config.sh does.
+	printf 'CONFIG_NR_CPUS=512\n' >"$frag"
+	printf 'CONFIG_NR_CPUS=256\n' >"$frag.2"
+	"$HARNESS/check-config.sh" "$FIX/config-6.1-full" "$frag" "$frag.2" || {
+		echo "a later fragment's value did not win"
+		return 1
+	}
 	printf 'CONFIG_NR_CPUS=512\n# CONFIG_SMP is not set\n' >"$frag"
 	local msg
 	if msg=$("$HARNESS/check-config.sh" "$FIX/config-6.1-full" "$frag" 2>&1); then
@@ -475,6 +482,32 @@ test_tree_6_12_hotplug_tier_skipped() {
 	return $rc
 }
 
+# The possible tier: possible_cpus=N with -smp 1, memory and timeout
+# growing with N, expectations from the formula (the clamp from 4097 on),
+# and a skip with the reason where the kernel cannot have N CPU ids.
+test_plan_possible_tier() {
+	local rc=0 cfg="$TMP/config-maxsmp" out
+	sed 's/^CONFIG_NR_CPUS=.*/CONFIG_NR_CPUS=8192/' "$FIX/config-6.1-full-kunit" >"$cfg"
+	out=$("$HARNESS/plan.sh" --kernel /k --config "$cfg" --initrd /i --label m \
+		--cpus "" --online "" --scenarios no --possible 4096,4097,8192)
+	expect_eq "4096" "$(sed -n 1p <<<"$out" | cut -f1,2,9,10,11,12,13,14,15,16,21)" \
+		"$(printf '%s\t' name=m-possible-4096 tier=possible smp=1 mem=2048M timeout=316 \
+			append=possible_cpus=4096 possible=4096 online=1 pid_max=4194304 pid_max_min=32768 | sed 's/\t$//')	line_clamped=no" || rc=1
+	expect_eq "4097" "$(sed -n 2p <<<"$out" | cut -f15,16,21)" \
+		"pid_max=4194304	pid_max_min=32776	line_clamped=yes" || rc=1
+	expect_eq "8192" "$(sed -n 3p <<<"$out" | cut -f10,11,16)" \
+		"mem=3584M	timeout=572	pid_max_min=65536" || rc=1
+	out=$("$HARNESS/plan.sh" --kernel /k --config "$FIX/config-6.1-full" --initrd /i --label n \
+		--cpus "" --online "" --scenarios no --possible 256,257)
+	expect_eq "NR_CPUS 256" "$(cut -f1,5 <<<"$out")" "name=n-possible-0256	kernel=/k
+name=n-possible-0257	skip=NR_CPUS is 256: possible_cpus=257 needs a kernel built with more (VARIANT-maxsmp)" || rc=1
+	out=$("$HARNESS/plan.sh" --kernel /k --config "$FIX/config-6.12-full" --initrd /i --label t \
+		--cpus "" --online "" --scenarios no --possible 300)
+	expect_eq "6.12" "$(cut -f5 <<<"$out")" \
+		"skip=possible_cpus= only lowers the CPU count of this kernel under TCG" || rc=1
+	return $rc
+}
+
 # --- the report ------------------------------------------------------
 
 # report_folder DIR: a results folder with four jobs of two variants: a
@@ -674,7 +707,7 @@ sweep() {
 	QEMU="$TESTS/fake-qemu.sh" FAKE_QEMU_MODE=replay FAKE_QEMU_LOG="$3" \
 		"$HARNESS/sweep-smp.sh" --accel tcg --kernel "$FIX/config-6.1-full" \
 		--config "$FIX/config-6.1-full" --build-dir "$TMP/build" \
-		--out "$TMP/sweep" --cpus "$1" --online "$2" --scenarios no "${@:4}"
+		--out "$TMP/sweep" --cpus "$1" --online "$2" --possible "" --scenarios no "${@:4}"
 }
 
 test_sweep_fake_pass() {
@@ -715,7 +748,7 @@ test_sweep_list_boots_nothing() {
 	out=$(QEMU="$TESTS/fake-qemu.sh" FAKE_QEMU_PIDFILE="$pids" \
 		"$HARNESS/sweep-smp.sh" --list --accel tcg --kernel "$FIX/config-6.1-full" \
 		--config "$FIX/config-6.1-full" --build-dir "$TMP/build" \
-		--out "$TMP/listed" --cpus 1-3 --online 255 2>/dev/null) || {
+		--out "$TMP/listed" --cpus 1-3 --online 255 --possible "" 2>/dev/null) || {
 		echo "--list failed"
 		return 1
 	}
@@ -993,7 +1026,7 @@ test_merge_refuses_bad_shards() {
 # whose size matches --shard's N, merge after it, and run only options
 # that sweep-smp.sh documents.
 test_ci_definitions() {
-	local repo=$HARNESS/.. out opt rc=0
+	local repo=$HARNESS/.. out opt help rc=0
 	out=$(python3 - "$repo/ci/github/pid-max-sweep.yml" "$repo/ci/gitlab/pid-max-sweep.gitlab-ci.yml" <<'PY'
 import sys, yaml
 gh = yaml.safe_load(open(sys.argv[1]))
@@ -1016,8 +1049,10 @@ PY
 		echo "the CI definitions do not parse or lack a part: $out"
 		return 1
 	}
+	# (the help in a variable: grep -q on a pipe would SIGPIPE the writer)
+	help=$("$HARNESS/sweep-smp.sh" --help)
 	for opt in $(grep -o -- '--[a-z-]*' <<<"$out" | sort -u); do
-		"$HARNESS/sweep-smp.sh" --help | grep -q -- "^  $opt " || {
+		grep -q -- "^  $opt " <<<"$help" || {
 			echo "the CI definitions use $opt, which sweep-smp.sh --help does not name"
 			rc=1
 		}

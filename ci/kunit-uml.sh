@@ -1,0 +1,77 @@
+#!/bin/bash
+# kunit-uml.sh - run the series' KUnit suite with the kernel's own
+# runner, as kernel developers do:
+#
+#   tools/testing/kunit/kunit.py run --kconfig_add CONFIG_PID_MAX_KUNIT_TEST=y pid_max
+#
+# on a pristine linux-source-6.1 tree with the series pushed by quilt,
+# under UML (kunit.py's default architecture; --arch=x86_64 for QEMU).
+# Passes when kunit.py ran the pid_max suite with every case passing.
+set -euo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=harness/lib.sh
+. "$REPO/harness/lib.sh"
+USAGE="Usage: ci/kunit-uml.sh [--build-dir DIR] [--arch ARCH]
+Run kunit.py's pid_max suite on linux-source-6.1 with the series, in
+DIR/kunit-tree (default build/); ARCH is um (default) or x86_64.
+Prints KTAP and \"N passed, N failed\"."
+
+main() {
+	local build="$REPO/build" arch=um
+	parse_options "$USAGE" "build-dir:,arch:" "$@"
+	set -- "${OPTS[@]}"
+	while (($#)); do
+		case $1 in
+		--build-dir) build=$2; shift 2 ;;
+		--arch) arch=$2; shift 2 ;;
+		--) shift; break ;;
+		esac
+	done
+	(($# == 0)) || usage_error "unexpected operand '$1'"
+	case $arch in um | x86_64) ;; *) usage_error "--arch wants um or x86_64, not '$arch'" ;; esac
+	local tarball=${PIDMAX_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+	[[ -r $tarball ]] || die "$tarball is missing: apt-get install linux-source-6.1"
+	command -v python3 >/dev/null || die "python3 not found: apt-get install python3"
+	mkdir -p "$build"
+	build=$(cd "$build" && pwd)
+
+	# A tree of its own, so the harness's builds keep theirs: pristine
+	# from the tarball, the series pushed as a user would.
+	local tree="$build/kunit-tree" id
+	id=$(cat "$REPO/series" "$REPO"/0*.patch | sha256sum | cut -d' ' -f1)-$(stat -c '%s %Y' "$tarball")
+	if [[ $(cat "$tree/.harness-id" 2>/dev/null) != "$id" ]]; then
+		info "unpacking $tarball and pushing the series into $tree"
+		rm -rf "$tree"
+		mkdir -p "$tree/patches"
+		tar -xf "$tarball" -C "$tree" --strip-components=1 || die "could not unpack $tarball (disk full?)"
+		cp "$REPO/series" "$REPO"/0*.patch "$tree/patches/"
+		(cd "$tree" && QUILT_PATCHES=patches quilt push -a -q --fuzz=0) >/dev/null ||
+			die "the series does not apply to $tarball with --fuzz=0"
+		echo "$id" >"$tree/.harness-id"
+	fi
+
+	local log="$build/kunit-$arch.log" out summary
+	echo "KTAP version 1"
+	echo "1..1"
+	(cd "$tree" && python3 tools/testing/kunit/kunit.py run --arch="$arch" \
+		--build_dir="$build/kunit-$arch" --jobs="$(nproc)" \
+		--kconfig_add CONFIG_PID_MAX_KUNIT_TEST=y pid_max) >"$log" 2>&1 || true
+	out=$(sed 's/^\[[0-9:]*\] //' "$log")
+	grep -E '^(=+ .*pid_max|\[(PASSED|FAILED|SKIPPED|CRASHED)\]|Testing complete|Elapsed)' <<<"$out" |
+		sed 's/^/# /' || true
+	summary=$(grep -o 'Testing complete\..*' <<<"$out" | tail -n 1 || true)
+	if [[ $summary =~ ^Testing\ complete\.\ Ran\ ([0-9]+)\ tests:\ passed:\ ([0-9]+)$ ]] &&
+		((BASH_REMATCH[1] == BASH_REMATCH[2] && BASH_REMATCH[1] > 0)) &&
+		grep -qE '^=+ \[PASSED\] pid_max =+$' <<<"$out"; then
+		echo "ok 1 kunit.py_run_pid_max_$arch"
+		echo "1 passed, 0 failed"
+	else
+		tail -n 20 "$log" | sed 's/^/# /'
+		echo "not ok 1 kunit.py_run_pid_max_$arch # ${summary:-no summary} (log: $log)"
+		echo "0 passed, 1 failed"
+		return 1
+	fi
+}
+
+main "$@"

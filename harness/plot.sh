@@ -5,7 +5,9 @@
 # Usage: harness/plot.sh DIR
 # Reads DIR/results.csv (its tier and variant columns) and writes
 # DIR/pid_max.svg and DIR/pid_max.png: per variant in the folder, the
-# formula's curve and the hotplug-tier and online-tier boots as points.
+# formula's curve and the hotplug-, online- and possible-tier boots as
+# points (the last drawn apart: CPU ids from possible_cpus=, not CPUs
+# that firmware describes).
 # Scenario boots (overrides, nr_cpus=...) are left out. Works for any
 # kernel label: the variant comes from each boot's .config.
 set -euo pipefail
@@ -35,7 +37,7 @@ points() {
 
 plots=()
 for v in full small; do
-	[[ -n $(points "$v" hotplug)$(points "$v" online) ]] || continue
+	[[ -n $(points "$v" hotplug)$(points "$v" online)$(points "$v" possible) ]] || continue
 	small=0
 	[[ $v == small ]] && small=1
 	for ((n = 1; n <= 8192; n = n < 32 ? n + 1 : n + n / 16)); do
@@ -44,13 +46,16 @@ for v in full small; do
 	done >"$data/$v.formula"
 	points "$v" hotplug >"$data/$v.hotplug"
 	points "$v" online >"$data/$v.online"
+	points "$v" possible >"$data/$v.possible"
 	plots+=("'$data/$v.formula' with lines lw 2 title '$v: formula'")
 	[[ -s $data/$v.hotplug ]] &&
 		plots+=("'$data/$v.hotplug' with points pt 7 ps 0.8 title '$v: -smp 1,maxcpus=N'")
 	[[ -s $data/$v.online ]] &&
 		plots+=("'$data/$v.online' with points pt 9 ps 1.5 title '$v: N CPUs online'")
+	[[ -s $data/$v.possible ]] &&
+		plots+=("'$data/$v.possible' with points pt 5 ps 1.2 title '$v: -smp 1, possible_cpus=N'")
 done
-((${#plots[@]} > 0)) || die "no hotplug or online boot with a pid_max in $out/results.csv"
+((${#plots[@]} > 0)) || die "no hotplug, online or possible boot with a pid_max in $out/results.csv"
 
 joined=$(printf '%s, ' "${plots[@]}")
 for term in "svg size 900,600 dynamic" "pngcairo size 900,600"; do
@@ -61,7 +66,7 @@ set terminal $term
 set output '$out/pid_max.$ext.tmp'
 set termoption noenhanced
 set title 'Boot-time pid_max = min(limit, max(default, 1024 x nr_cpu_ids))'
-set xlabel 'CPUs (nr_cpu_ids); QEMU boots up to 255, beyond is the formula only'
+set xlabel 'CPU ids (nr_cpu_ids); QEMU describes up to 255, beyond them possible_cpus=N'
 set ylabel 'pid_max'
 set logscale xy 2
 set xrange [1:8192]
@@ -70,6 +75,7 @@ set format y '%.0f'
 set key top left
 set grid
 set arrow from 255, graph 0 to 255, graph 1 nohead dt 2
+set arrow from 4096, graph 0 to 4096, graph 1 nohead dt 3
 plot ${joined%, }
 EOF
 	mv "$out/pid_max.$ext.tmp" "$out/pid_max.$ext"

@@ -105,7 +105,7 @@ for m in "${mutants[@]}"; do
 			continue
 		fi
 		"$HARNESS/sweep-smp.sh" --kernel "$kdir/vmlinux" --accel "$accel" \
-			--cpus "$HOTPLUG" --online "${online:-$ONLINE}" --scenarios no --build-dir "$build" \
+			--cpus "$HOTPLUG" --online "${online:-$ONLINE}" --possible "" --scenarios no --build-dir "$build" \
 			--out "$out/$name/$v" >"$out/$name-$v.sweep.log" 2>&1 || true
 		cells+=("$(caught_by "$out/$name/$v")")
 	done

@@ -85,11 +85,12 @@ main() {
 	done <"$jobs"
 	rm -f "$jobs"
 
+	: >"$out/pid_budget.fits.tmp"
 	{
 		echo "PID budget at init, from the online-tier boots: a least-squares line"
 		echo "last_pid_at_init = fixed + per_cpu * online CPUs, per kernel."
 		for label in $(tail -n +2 "$csv" | cut -d, -f2 | sort -u); do
-			awk -F, -v k="$label" -v lim="${limits[$label]:-}" '
+			awk -F, -v k="$label" -v lim="${limits[$label]:-}" -v fits="$out/pid_budget.fits.tmp" '
 				NR > 1 && $2 == k { n++; x[n] = $3; y[n] = $5 }
 				END {
 					for (i = 1; i <= n; i++) { sx += x[i]; sy += y[i] }
@@ -102,6 +103,7 @@ main() {
 						exit
 					}
 					b = sxy / sxx; a = my - b * mx
+					printf "%s %.6f %.6f\n", k, a, b >> fits
 					for (i = 1; i <= n; i++) {
 						e = y[i] - (a + b * x[i]); ss += e * e
 						if (e < 0) e = -e
@@ -132,41 +134,23 @@ main() {
 	plot_budget "$out"
 }
 
-# plot_budget DIR: DIR/pid_budget.svg from DIR/pid_budget.csv.
+# plot_budget DIR: DIR/pid_budget.svg and .png from DIR/pid_budget.csv
+# and the fits (label, fixed part, per CPU) in DIR/pid_budget.fits.tmp.
 plot_budget() {
-	local out=$1 data label n
-	command -v gnuplot >/dev/null || die "gnuplot not found: apt-get install gnuplot-nox"
-	data=$(mktemp -d)
+	local out=$1 data label a b
 	local -a plots=()
-	for ((n = 1; n <= 8192; n = n < 32 ? n + 1 : n + n / 16)); do
-		expected_vars "$n" 0 1
-		echo "$n $EXP_MAX"
-	done >"$data/formula"
+	data=$(mktemp -d)
+	formula_curve 0 1 >"$data/formula"
 	# The 2010 report that started it: 25163 processes before the login
 	# prompt on a 1664-CPU machine (a later point in boot than init).
 	echo "1664 25163" >"$data/report2010"
-	for label in $(tail -n +2 "$out/pid_budget.csv" | cut -d, -f2 | sort -u); do
+	while read -r label a b; do
 		awk -F, -v k="$label" 'NR > 1 && $2 == k { print $3, $5 }' "$out/pid_budget.csv" >"$data/$label"
 		plots+=("'$data/$label' with points pt 7 ps 1.2 title '$label: PIDs at init, measured'")
-		plots+=("fit_$(tr -c 'A-Za-z0-9\n' _ <<<"$label")(x) with lines dt 2 title '$label: fit'")
-	done
-	local fits
-	fits=$(for label in $(tail -n +2 "$out/pid_budget.csv" | cut -d, -f2 | sort -u); do
-		awk -F, -v k="$label" -v f="fit_$(tr -c 'A-Za-z0-9\n' _ <<<"$label")" '
-			NR > 1 && $2 == k { n++; sx += $3; sy += $5; sxx += $3 * $3; sxy += $3 * $5 }
-			END {
-				d = n * sxx - sx * sx
-				b = (d == 0 ? 0 : (n * sxy - sx * sy) / d); a = (sy - b * sx) / n
-				printf "%s(x) = %.6f + %.6f * x\n", f, a, b
-			}' "$out/pid_budget.csv"
-	done)
-	local term ext
-	for term in "svg size 900,600 dynamic" "pngcairo size 900,600"; do
-		ext=svg
-		[[ $term == png* ]] && ext=png
-		gnuplot <<EOF || die "gnuplot failed to draw $out/pid_budget.$ext"
-set terminal $term
-set output '$out/pid_budget.$ext.tmp'
+		plots+=("$a + $b * x with lines dt 2 title '$label: fit'")
+	done <"$out/pid_budget.fits.tmp"
+	rm -f "$out/pid_budget.fits.tmp"
+	draw "$out/pid_budget" <<EOF
 set termoption noenhanced
 set title 'PIDs used before init, against online CPUs: a fixed 32768 runs out, pid_max = 1024 x CPUs does not'
 set xlabel 'online CPUs (QEMU boots up to 255; beyond is the fit)'
@@ -178,14 +162,11 @@ set format y '%.0f'
 set key top left
 set grid
 set samples 400
-$fits
-plot 32768 with lines lw 2 title 'fixed 32768 (PID_MAX_DEFAULT)', \
-	'$data/formula' with lines lw 2 title 'pid_max: max(32768, 1024 x CPUs), clamped', \
-	'$data/report2010' with points pt 5 ps 1.5 title '2010 report: 25163 processes at login, 1664 CPUs', \
-	${plots[*]/%/,} 1/0 notitle
+plot 32768 with lines lw 2 title 'fixed 32768 (PID_MAX_DEFAULT)', \\
+	'$data/formula' with lines lw 2 title 'pid_max: max(32768, 1024 x CPUs), clamped', \\
+	'$data/report2010' with points pt 5 ps 1.5 title '2010 report: 25163 processes at login, 1664 CPUs', \\
+	$(printf '%s, ' "${plots[@]}") 1/0 notitle
 EOF
-		mv "$out/pid_budget.$ext.tmp" "$out/pid_budget.$ext"
-	done
 	rm -rf "$data"
 }
 

@@ -389,3 +389,29 @@ kernel_id() {
 		echo "sha256 $(sha256sum <"$1" | cut -d' ' -f1)"
 	fi
 }
+
+# formula_curve BASE_SMALL IS_64BIT: "N pid_max" of the formula for N
+# from 1 to 8192 CPU ids (every N to 32, then steps of N/16), for plots.
+formula_curve() {
+	local n
+	for ((n = 1; n <= 8192; n = n < 32 ? n + 1 : n + n / 16)); do
+		expected_vars "$n" "$1" "$2"
+		echo "$n $EXP_MAX"
+	done
+}
+
+# draw BASE: run the gnuplot script on stdin (without terminal and
+# output lines) twice, into BASE.svg and BASE.png, each written under a
+# temporary name and renamed.
+draw() {
+	local script term ext
+	command -v gnuplot >/dev/null || die "gnuplot not found: apt-get install gnuplot-nox"
+	script=$(cat)
+	for term in "svg size 900,600 dynamic" "pngcairo size 900,600"; do
+		ext=svg
+		[[ $term == png* ]] && ext=png
+		printf 'set terminal %s\nset output "%s"\n%s\n' "$term" "$1.$ext.tmp" "$script" |
+			gnuplot || die "gnuplot failed to draw $1.$ext"
+		mv "$1.$ext.tmp" "$1.$ext"
+	done
+}

@@ -22,7 +22,6 @@ set -- "${OPTS[@]:1}"
 (($# == 1)) || usage_error "expects DIR"
 out=$1
 [[ -r $out/results.csv ]] || die "$out/results.csv is missing: run harness/report.sh $out"
-command -v gnuplot >/dev/null || die "gnuplot not found: apt-get install gnuplot-nox"
 
 data="$out/plot.tmp"
 rm -f "$out/pid_max.svg" "$out/pid_max.png"
@@ -40,10 +39,7 @@ for v in full small; do
 	[[ -n $(points "$v" hotplug)$(points "$v" online)$(points "$v" possible) ]] || continue
 	small=0
 	[[ $v == small ]] && small=1
-	for ((n = 1; n <= 8192; n = n < 32 ? n + 1 : n + n / 16)); do
-		expected_vars "$n" "$small" 1
-		echo "$n $EXP_MAX"
-	done >"$data/$v.formula"
+	formula_curve "$small" 1 >"$data/$v.formula"
 	points "$v" hotplug >"$data/$v.hotplug"
 	points "$v" online >"$data/$v.online"
 	points "$v" possible >"$data/$v.possible"
@@ -58,12 +54,7 @@ done
 ((${#plots[@]} > 0)) || die "no hotplug, online or possible boot with a pid_max in $out/results.csv"
 
 joined=$(printf '%s, ' "${plots[@]}")
-for term in "svg size 900,600 dynamic" "pngcairo size 900,600"; do
-	ext=svg
-	[[ $term == png* ]] && ext=png
-	gnuplot <<EOF || die "gnuplot failed to draw $out/pid_max.$ext"
-set terminal $term
-set output '$out/pid_max.$ext.tmp'
+draw "$out/pid_max" <<EOF
 set termoption noenhanced
 set title 'Boot-time pid_max = min(limit, max(default, 1024 x nr_cpu_ids))'
 set xlabel 'CPU ids (nr_cpu_ids); QEMU describes up to 255, beyond them possible_cpus=N'
@@ -78,6 +69,4 @@ set arrow from 255, graph 0 to 255, graph 1 nohead dt 2
 set arrow from 4096, graph 0 to 4096, graph 1 nohead dt 3
 plot ${joined%, }
 EOF
-	mv "$out/pid_max.$ext.tmp" "$out/pid_max.$ext"
-done
 echo "$out/pid_max.svg"

@@ -16,6 +16,12 @@ USAGE="Usage: harness/fetch-stock.sh BUILD_DIR
 Download and unpack Debian's amd64 kernel image into BUILD_DIR/stock;
 print the directory of its vmlinuz and .config."
 
+# stock_package: the image package linux-image-amd64 depends on.
+stock_package() {
+	apt-cache depends linux-image-amd64 2>/dev/null |
+		awk '$1 == "Depends:" && $2 ~ /^linux-image-[0-9]/ { print $2; exit }'
+}
+
 main() {
 	parse_options "$USAGE" "" "$@"
 	set -- "${OPTS[@]:1}"
@@ -23,8 +29,14 @@ main() {
 	local build pkg dir deb
 	build=$(mkdir -p "$1" && cd "$1" && pwd) || die "cannot use $1"
 	command -v apt-get >/dev/null || die "apt-get not found: this needs Debian's apt"
-	pkg=$(apt-cache depends linux-image-amd64 2>/dev/null |
-		awk '$1 == "Depends:" && $2 ~ /^linux-image-[0-9]/ { print $2; exit }')
+	pkg=$(stock_package)
+	# A machine whose package lists were never fetched knows no kernel
+	# package: as root, fetch them (the system's own sources, unchanged).
+	if [[ -z $pkg && $EUID == 0 ]]; then
+		info "apt knows no linux-image-amd64: apt-get update"
+		apt-get update -q >/dev/null 2>&1 || true
+		pkg=$(stock_package)
+	fi
 	[[ -n $pkg ]] ||
 		die "apt knows no linux-image-amd64 dependency: run apt-get update (as root)"
 	dir="$build/stock/$pkg"

@@ -148,10 +148,18 @@ extended_checks() {
 		not_ok pid_space_usable "cannot write ns_last_pid (CONFIG_CHECKPOINT_RESTORE?)"
 	else
 		high=$(eval "$NEW_PID")
-		echo $((boot - 2)) >/proc/sys/kernel/ns_last_pid
-		top=$(eval "$NEW_PID")
-		low=$(eval "$NEW_PID")
-		echo "# pids: after 40000: $high, after pid_max-2: $top, then: $low"
+		# A kernel thread started between the write and the fork (a
+		# kworker on one of 64 online CPUs, say) takes pid_max - 1
+		# itself: try again, up to five times.
+		tries=0
+		while [ $tries -lt 5 ]; do
+			tries=$((tries + 1))
+			echo $((boot - 2)) >/proc/sys/kernel/ns_last_pid
+			top=$(eval "$NEW_PID")
+			low=$(eval "$NEW_PID")
+			[ "$top" = $((boot - 1)) ] && break
+		done
+		echo "# pids: after 40000: $high, after pid_max-2: $top, then: $low (try $tries)"
 		if [ "$high" -gt 32768 ] && [ "$top" = $((boot - 1)) ] &&
 			[ "$low" -lt 32768 ]; then
 			ok pid_space_usable

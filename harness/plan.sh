@@ -145,7 +145,7 @@ possible_tier() {
 				"NR_CPUS is $nr_cpus: possible_cpus=$n needs a kernel built with more (VARIANT-maxsmp)"
 		else
 			make_job "$(printf 'possible-%04d' "$n")" possible "$n" 1 1 \
-				"append=possible_cpus=$n" "mem=$((512 + n * 3 / 8))M" \
+				"append=possible_cpus=$n" "mem=$((512 + n * 5 / 8))M" \
 				"timeout=$((60 + n / 16))"
 		fi
 	done

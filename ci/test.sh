@@ -11,6 +11,9 @@
 #   sweep 6.1          harness/sweep-smp.sh: both variants (full, small),
 #                      hotplug tier 1..255, online tier at 12 counts,
 #                      possible tier at 256, 4096, 4097 (NR_CPUS 8192)
+#   baseline 6.1       sweep-smp.sh --baseline: the same boots (a reduced
+#                      list of every tier) on stock kernels built without
+#                      the series; compare.csv beside the patched values
 #   mutants            harness/mutants.sh: every deliberate fault caught
 #   sweep 6.12         the full variant on the other tree Debian ships,
 #                      online tier at 17 counts (its hotplug tier is a
@@ -76,6 +79,12 @@ step kunit-uml ci/kunit-uml.sh
 # 8192-id boot alone takes about 5 minutes here.
 step sweep-6.1 harness/sweep-smp.sh --tree 6.1 --variant all --out "$out/6.1" \
 	--possible 256,4096,4097
+# The baseline: a reduced list of every tier and the scenarios, booted on
+# the patched kernels and again on the same configurations built without
+# the series; the stock verdicts are reported, the exit status is the
+# patched kernels'. compare.csv shows where the two differ.
+step baseline-6.1 harness/sweep-smp.sh --tree 6.1 --variant all --baseline \
+	--out "$out/baseline-6.1" --cpus 1,33,255 --online 1,8,64 --possible 256,4096,4097
 step mutants-6.1 harness/mutants.sh --tree 6.1 --out "$out/mutants"
 # 6.12, full variant. Under TCG 6.12 sees no hotpluggable CPUs (see
 # tcg_counts_hotplug_cpus in harness/lib.sh), so no hotplug tier: a

@@ -2,11 +2,13 @@
 # build-kernel.sh - unpack Debian's kernel tree, apply the series with
 # quilt, configure tinyconfig + harness/config fragments, build vmlinux.
 #
-# Usage: harness/build-kernel.sh BUILD_DIR TREE VARIANT [MUTANT_PATCH]
+# Usage: harness/build-kernel.sh [--stock] BUILD_DIR TREE VARIANT [MUTANT_PATCH]
 #   TREE     6.1 or 6.12 (/usr/src/linux-source-TREE.tar.xz)
 #   VARIANT  full or small (harness/config/variant-VARIANT[-TREE].config)
 #   MUTANT   a patch pushed on top of the series (harness/mutants.sh);
 #            its vmlinux goes to kernel-TREE-VARIANT-mutant/
+#   --stock  the same configuration without the series (the baseline),
+#            in kernel-TREE-VARIANT-stock/
 # Prints the directory holding vmlinux and its .config. Each step runs
 # again only when its inputs (tarball, series, fragments) have changed;
 # the kernel's own make keeps the rebuild incremental.
@@ -24,12 +26,23 @@ SERIES_DIR=${PIDMAX_SERIES_DIR:-$REPO}
 # shellcheck source=harness/lib.sh
 . "$HARNESS/lib.sh"
 
-USAGE="Usage: harness/build-kernel.sh BUILD_DIR TREE VARIANT [MUTANT_PATCH]
+USAGE="Usage: harness/build-kernel.sh [--stock] BUILD_DIR TREE VARIANT [MUTANT_PATCH]
 Build the vmlinux of TREE (6.1 or 6.12) and VARIANT (full or small) with
-the series, under BUILD_DIR; print the directory of vmlinux and .config."
-parse_options "$USAGE" "" "$@"
-set -- "${OPTS[@]:1}"
+the series, under BUILD_DIR; print the directory of vmlinux and .config.
+  --stock  build it from the pristine tree instead (no series): the
+           baseline's kernel, in kernel-TREE-VARIANT-stock"
+local stock=0
+parse_options "$USAGE" "stock" "$@"
+set -- "${OPTS[@]}"
+while [[ $1 != -- ]]; do
+	case $1 in
+	--stock) stock=1 ;;
+	esac
+	shift
+done
+shift
 (($# == 3 || $# == 4)) || usage_error "expects BUILD_DIR TREE VARIANT [MUTANT_PATCH]"
+((stock == 0 || $# == 3)) || usage_error "--stock builds no mutant"
 build=$1 tree=$2 variant=$3 mutant=${4:-}
 mkdir -p "$build"
 build=$(cd "$build" && pwd)
@@ -47,6 +60,7 @@ frag="$HARNESS/config/variant-$base-$tree.config"
 [[ -r $frag ]] || die "unknown variant '$variant' (no $frag)"
 frags=("$common" "$frag")
 [[ $variant == "$base" ]] || frags+=("$HARNESS/config/maxsmp.config")
+((stock == 0)) || frags+=("$HARNESS/config/stock.config")
 
 # $PIDMAX_TARBALL overrides the tarball (the self-tests use a fake one).
 tarball=${PIDMAX_TARBALL:-/usr/src/linux-source-$tree.tar.xz}
@@ -61,6 +75,13 @@ out="$build/kernel-$tree-$variant"
 if [[ -n $mutant ]]; then
 	[[ -r $mutant ]] || die "mutant patch $mutant is not readable"
 	out="$out-mutant"
+fi
+if ((stock)); then
+	# The stock build shares the tree (the series is popped) and the
+	# object folder with the patched one, like a mutant: only what the
+	# series touches is compiled again. (A copy of the objects would not
+	# do: objtool is rebuilt in a new folder, and with it everything.)
+	out="$out-stock" log="${log%.log}-stock.log"
 fi
 
 # run LOG_TAG CMD...: run a step with its output in the build log; on
@@ -102,7 +123,19 @@ for p in "${patches[@]}"; do
 done
 series_id=$(hash_of "${series_files[@]}" ${mutant:+"$mutant"})
 export QUILT_PATCHES=patches QUILT_PC=.pc
-if [[ $(cat "$src/.harness-series" 2>/dev/null) != "$series_id" ]]; then
+if ((stock)); then
+	series_id=stock
+	if [[ $(cat "$src/.harness-series" 2>/dev/null) != stock ]]; then
+		info "popping the series off linux-source-$tree (stock build)"
+		rm -f "$src/.harness-series"
+		if [[ -d $src/.pc ]]; then
+			(cd "$src" && quilt pop -a -f -q >>"$log" 2>&1) ||
+				die "quilt pop failed in $src; remove $build/src and retry"
+		fi
+		rm -rf "$src/patches" "$src/.pc"
+		echo stock >"$src/.harness-series"
+	fi
+elif [[ $(cat "$src/.harness-series" 2>/dev/null) != "$series_id" ]]; then
 	info "applying the series to linux-source-$tree"
 	rm -f "$src/.harness-series"
 	if [[ -d $src/.pc ]]; then

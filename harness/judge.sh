@@ -101,7 +101,15 @@ main() {
 		expect online_cpus "online CPUs" "${r[online]:-none}" "${j[online]}"
 	fi
 	expect pid_max pid_max "${r[pid_max]:-none}" "${j[pid_max]}"
-	expect pid_max_min pid_max_min "${r[pid_max_min]:-none}" "${j[pid_max_min]}"
+	local lmin=${r[line_min]:-none} ldef=${r[line_default]:-none}
+	if [[ ${r[pid_max_min]:-none} == none && $lmin =~ ^[0-9]+$ && $ldef =~ ^[0-9]+$ ]] &&
+		((lmin > ldef)); then
+		# Stock 6.1 with BASE_SMALL and more than 4096 CPU ids: the
+		# sysctl's range is empty, so the guest's probe finds nothing.
+		check pid_max_min fail "pid_max_min none, expected ${j[pid_max_min]}: no value is writable, the boot line's minimum $lmin lies above pid_max $ldef"
+	else
+		expect pid_max_min pid_max_min "${r[pid_max_min]:-none}" "${j[pid_max_min]}"
+	fi
 	expect pid_max_max pid_max_max "${r[pid_max_max]:-none}" "${j[pid_max_max]}"
 	expect boot_line "boot line default/minimum" \
 		"${r[line_default]:-none}/${r[line_min]:-none}" "${j[line_default]}/${j[line_min]}"

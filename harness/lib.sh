@@ -110,7 +110,7 @@ kv_get() {
 # run removes all of them before it boots anything.
 RESULT_FILES=(jobs plan kernels shard boots results.ktap results.csv results.xml checks.csv
 	variants.csv pid_max.svg pid_max.png pid_budget.csv pid_budget.txt
-	pid_budget.svg pid_budget.png)
+	pid_budget.svg pid_budget.png baseline compare.csv)
 
 # clean_results DIR: remove every file a sweep writes into DIR, and any
 # half-written temporary one.

@@ -2,7 +2,8 @@
 # merge-results.sh - join the results folders of the shards of one sweep
 # (sweep-smp.sh --shard I/N, on as many CI runners) into one folder, and
 # report it as one run: results.ktap, results.csv, results.xml,
-# checks.csv, variants.csv, the pictures and the PID budget, and the
+# checks.csv, variants.csv, the pictures and the PID budget, the
+# baseline and compare.csv when the shards have them, and the
 # "N passed, N failed" line. A merge of all shards equals one unsharded
 # run, boot for boot.
 #
@@ -70,6 +71,18 @@ main() {
 	[[ $summary =~ ^[0-9]+\ passed,\ [0-9]+\ failed$ ]] || die "report.sh failed on $out"
 	"$HARNESS/plot.sh" "$out" >/dev/null || info "warning: no plot (see above)"
 	"$HARNESS/budget.sh" "$out" || info "warning: no PID budget (see above)"
+	# Shards run with --baseline: their baselines merged the same way
+	# (failed stock boots do not fail the merge), and compared.
+	local -a bases=()
+	for d; do
+		[[ ! -d $d/baseline ]] || bases+=("$d/baseline")
+	done
+	if ((${#bases[@]})); then
+		((${#bases[@]} == $#)) || die "only ${#bases[@]} of the $# shards have a baseline"
+		"$HARNESS/merge-results.sh" "$out/baseline" "${bases[@]}" >/dev/null ||
+			[[ -r $out/baseline/results.csv ]] || die "the baselines do not merge (see above)"
+		"$HARNESS/compare.sh" "$out"
+	fi
 	info "merged $# shards into $out"
 	echo "$summary"
 	[[ $summary == *" 0 failed" ]]

@@ -7,7 +7,9 @@
 #                 subtest, the guest's own KTAP and the KUnit suite
 #                 nested under theirs (kunit.py parse reads it)
 #   results.csv   cpus,online,pid_max,expected,pid_max_min,expected_min,
-#                 seconds,verdict,boot,tier,variant: a row per boot
+#                 seconds,verdict,boot,tier,variant,line_min: a row per
+#                 boot (pid_max_min as the guest's probe found it,
+#                 line_min as the kernel's boot line states it)
 #   results.xml   the boots as JUnit test cases
 #   checks.csv    boot,tier,variant,check,result,reason: a row per check
 #   variants.csv  with both variants in the folder: their rows side by
@@ -48,7 +50,7 @@ local cases="$tmp/cases" vrows="$tmp/variants"
 	echo "KTAP version 1"
 	echo "1..${#lines[@]}"
 } >"$ktap"
-echo "cpus,online,pid_max,expected,pid_max_min,expected_min,seconds,verdict,boot,tier,variant" >"$csv"
+echo "cpus,online,pid_max,expected,pid_max_min,expected_min,seconds,verdict,boot,tier,variant,line_min" >"$csv"
 echo "boot,tier,variant,check,result,reason" >"$checks"
 
 local passed=0 failed=0 skipped=0 i=0 line log record judged verdict reason
@@ -128,11 +130,11 @@ for line in "${lines[@]}"; do
 		esac
 		echo "  </testcase>"
 	} >>"$cases"
-	printf '%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n' "${j[possible]:-none}" \
+	printf '%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n' "${j[possible]:-none}" \
 		"$(kv_get "$record" online)" "$(kv_get "$record" pid_max)" "${j[pid_max]:-none}" \
 		"$(kv_get "$record" pid_max_min)" "${j[pid_max_min]:-none}" \
 		"$(kv_get "$record" seconds)" "$verdict" "${j[name]}" "${j[tier]}" \
-		"${j[variant]}" >>"$csv"
+		"${j[variant]}" "$(kv_get "$record" line_min)" >>"$csv"
 	printf '%s,%s,%s,%s,%s,%s,%s,%s\n' "${j[name]#"${j[label]:-}-"}" \
 		"${j[tier]}" "${j[variant]}" "${j[possible]:-none}" "${j[online]:-none}" \
 		"$(kv_get "$record" pid_max)" "${j[pid_max]:-none}" "$verdict" >>"$vrows"

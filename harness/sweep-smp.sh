@@ -63,6 +63,11 @@ Options:
                    tcg or kvm
   --build-dir DIR  where the tree and builds live (default: build/)
   --out DIR        where results go (default: results/)
+  --baseline       also build every kernel without the series (the
+                   stock kernel) and boot the same jobs on it
+                   (baseline.sh), into DIR/baseline; DIR/compare.csv
+                   has stock and patched values side by side. The
+                   exit status is the patched kernels' alone
   --list           print the job list (plan.sh) and boot nothing
   --shard I/N      run only shard I of N of the job list (shard.sh:
                    every boot in exactly one shard, heavy boots spread);
@@ -80,8 +85,8 @@ harness/report.sh DIR judges a finished folder again without booting."
 local cpus_list=all cpus_given=0 online_list=$DEFAULT_ONLINE jobs=2
 local possible_list=$DEFAULT_POSSIBLE
 local kernel="" config="" tree=6.1 variant=full accel=auto scenarios=yes
-local build="$REPO/build" out="" list=0 shard=""
-parse_options "$USAGE" "cpus:,online:,possible:,jobs:,kernel:,config:,tree:,variant:,accel:,scenarios:,build-dir:,out:,list,shard:" "$@"
+local build="$REPO/build" out="" list=0 shard="" baseline=0
+parse_options "$USAGE" "cpus:,online:,possible:,jobs:,kernel:,config:,tree:,variant:,accel:,scenarios:,build-dir:,out:,list,shard:,baseline" "$@"
 set -- "${OPTS[@]}"
 while (($#)); do
 	case $1 in
@@ -99,6 +104,7 @@ while (($#)); do
 	--out) out=$2 ;;
 	--shard) shard=$2 ;;
 	--list) list=1; shift; continue ;;
+	--baseline) baseline=1; shift; continue ;;
 	--) shift; break ;;
 	esac
 	shift 2
@@ -125,6 +131,7 @@ case $scenarios in yes | no) ;; *) usage_error "--scenarios wants yes or no, not
 	usage_error "--cpus, --online and --possible are empty and --scenarios is no: nothing to boot"
 if [[ -n $kernel ]]; then
 	[[ $variant != all ]] || usage_error "--variant all builds its own kernels; drop --kernel"
+	((baseline == 0)) || usage_error "--baseline builds the stock twins of its own kernels; drop --kernel"
 fi
 if [[ $kernel == debian ]]; then
 	[[ -z $config ]] || usage_error "--kernel debian brings its own .config; drop --config"
@@ -167,6 +174,16 @@ else
 		labels+=("$tree-$v") tiers+=("$([[ $tree == 6.1 ]] && echo others || echo all)")
 	done
 fi
+local i
+# The baseline's stock kernels, built last: they pop the series off the
+# tree that the builds above share.
+local -a stock_map=()
+if ((baseline)); then
+	for i in "${!labels[@]}"; do
+		kdir=$("$HARNESS/build-kernel.sh" --stock "$build" "$tree" "${labels[i]#"$tree"-}")
+		stock_map+=("${labels[i]}=$kdir/vmlinux")
+	done
+fi
 local initrd
 initrd=$("$HARNESS/build-initramfs.sh" "$build")
 local -a probe_opt=() cpus_opt=()
@@ -179,7 +196,6 @@ fi
 
 # The plan: every kernel's jobs in one list; a maxsmp kernel runs the
 # possible tier, its variant's normal kernel the others.
-local i
 local -a tier_opts=()
 plan=$(mktemp)
 runner=""
@@ -230,8 +246,33 @@ summary=$("$HARNESS/report.sh" "$out" | tail -n 1) || true
 info "wrote $out/results.ktap, results.csv, results.xml and checks.csv"
 "$HARNESS/plot.sh" "$out" >/dev/null || info "warning: no plot (see above)"
 "$HARNESS/budget.sh" "$out" || info "warning: no PID budget (see above)"
+((baseline == 0)) || run_baseline
 echo "$summary"
 [[ $summary == *" 0 failed" ]]
+}
+
+# run_baseline: main's jobs again on the stock kernels (baseline.sh), in
+# OUT/baseline, reported and compared (compare.sh); their verdicts are
+# shown, the exit status stays the patched kernels'.
+run_baseline() {
+	local b="$out/baseline" m summary
+	mkdir -p "$b"
+	clean_results "$b"
+	"$HARNESS/baseline.sh" "$out/plan" "${stock_map[@]}" >"$b/plan"
+	"$HARNESS/baseline.sh" "$out/jobs" "${stock_map[@]}" >"$b/jobs"
+	for m in "${stock_map[@]}"; do
+		echo "${m%%=*}-stock $(kernel_id "${m#*=}")"
+	done >"$b/kernels"
+	[[ ! -r $out/shard ]] || cp "$out/shard" "$b/shard"
+	info "booting the baseline: $(grep -vc $'\tskip=' "$b/jobs") guests on the stock kernels; results in $b"
+	"$HARNESS/run-jobs.sh" --jobs "$jobs" "$b" &
+	runner=$!
+	wait "$runner" || die "run-jobs.sh failed on $b"
+	runner=""
+	summary=$("$HARNESS/report.sh" "$b" | tail -n 1) || true
+	"$HARNESS/plot.sh" "$b" >/dev/null || info "warning: no plot of the baseline"
+	"$HARNESS/compare.sh" "$out"
+	info "baseline (stock kernels, not in the exit status): $summary"
 }
 
 main "$@"

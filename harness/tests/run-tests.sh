@@ -5,6 +5,7 @@
 # (fixtures/), the report, and boots and sweeps against a fake QEMU.
 #
 # Prints KTAP and ends with "N passed, N failed"; exits 1 on a failure.
+# With NAME arguments, runs only the tests whose names contain one.
 # A test that cannot run here prints "SKIP: reason" and returns 0.
 set -euo pipefail
 
@@ -478,7 +479,7 @@ test_tree_6_12_hotplug_tier_skipped() {
 	}
 	grep -q '<testsuites tests="2" failures="0" skipped="1">' "$out/results.xml" || rc=1
 	expect_eq "csv" "$(sed -n 2p "$out/results.csv")" \
-		"none,none,none,none,none,none,none,skip,6.12-full-hotplug,hotplug,full" || rc=1
+		"none,none,none,none,none,none,none,skip,6.12-full-hotplug,hotplug,full,none" || rc=1
 	return $rc
 }
 
@@ -508,6 +509,81 @@ name=n-possible-0257	skip=NR_CPUS is 256: possible_cpus=257 needs a kernel built
 	return $rc
 }
 
+# --- the baseline ----------------------------------------------------
+
+# Stock 6.1 with BASE_SMALL and 4097 CPU ids states a minimum above
+# pid_max: the probe finds no writable value, and the reason says why.
+test_judge_stock_empty_range() {
+	local rc=0 log="$TMP/stock.log"
+	edit_log "$FIX/hotplug-255.log" "$log" 's/^\(\[[^]]*\] \)\?pid_max: default: .*/\1pid_max: default: 32768 minimum: 32776/
+		s/^# boot_line: .*/# boot_line: pid_max: default: 32768 minimum: 32776/
+		s/^# pid_max: 261120/# pid_max: 32768/
+		s/^# pid_max_min: 2040/# pid_max_min: unknown/
+		s/^# pid_max_max: 4194304/# pid_max_max: unknown/
+		s/^# cpus: possible=0-254/# cpus: possible=0-4096/'
+	expect_eq "checks" "$(judge "$log" 4097 1 1 1 0 series=auto)" \
+		"fail: pid_max_min,pid_max_max,boot_line" || rc=1
+	expect_eq "reason" "$(reason_of pid_max_min "$log" 4097 1 1 1 0 series=auto)" \
+		"pid_max_min none, expected 32768: no value is writable, the boot line's minimum 32776 lies above pid_max 32768" || rc=1
+	expect_eq "inputs" "$(judged "$log" 4097 1 1 1 0 series=auto | grep -c $'check=boot_line_inputs\tresult=skip')" 1 || rc=1
+	return $rc
+}
+
+# baseline.sh: the same boots and expectations, on the stock kernel.
+test_baseline_transform() {
+	local rc=0 k="$TMP/stock-k" jobs="$TMP/bjobs" out
+	mkdir -p "$k"
+	: >"$k/vmlinux"
+	cp "$FIX/config-6.1-full" "$k/.config"
+	"$HARNESS/plan.sh" --kernel /k --config "$FIX/config-6.1-full-kunit" --initrd /i \
+		--label a --cpus 255 --online "" --scenarios no >"$jobs"
+	printf 'name=a-possible-9000\ttier=possible\tvariant=full\tlabel=a\tskip=why\n' >>"$jobs"
+	out=$("$HARNESS/baseline.sh" "$jobs" "a=$k/vmlinux") || rc=1
+	expect_eq "count" "$(wc -l <<<"$out")" 2 || rc=1
+	expect_eq "renamed" "$(sed -n 1p <<<"$out" | cut -f1,4,5,6)" \
+		"name=a-stock-hotplug-255	label=a-stock	kernel=$k/vmlinux	config=$k/.config" || rc=1
+	expect_eq "same expectations" "$(sed -n 1p <<<"$out" | cut -f7-21 | sed 's/\tkunit=0/\tkunit=1/')" \
+		"$(sed -n 1p "$jobs" | cut -f7-21)" || rc=1
+	expect_eq "kunit, series" "$(sed -n 1p <<<"$out" | grep -o $'kunit=[01]\tseries=[a-z]*')" \
+		"kunit=0	series=auto" || rc=1
+	expect_eq "skip" "$(sed -n 2p <<<"$out")" \
+		"name=a-stock-possible-9000	tier=possible	variant=full	label=a-stock	skip=why" || rc=1
+	"$HARNESS/baseline.sh" "$jobs" "b=$k/vmlinux" >/dev/null 2>&1 && {
+		echo "a job of an unmapped kernel passed"
+		rc=1
+	}
+	return $rc
+}
+
+# compare.sh: a row per boot of both runs; same only where both values
+# agree (the BASE_SMALL 4097 row differs in its minimum).
+test_compare_csv() {
+	local rc=0 d="$TMP/cmp" h
+	mkdir -p "$d/baseline"
+	h="cpus,online,pid_max,expected,pid_max_min,expected_min,seconds,verdict,boot,tier,variant,line_min"
+	printf 'name=p-hotplug-001\tlabel=p\nname=p-possible-4097\tlabel=p\nname=p-online-009\tlabel=p\nname=p-x\tlabel=p\n' >"$d/jobs"
+	printf 'name=p-stock-hotplug-001\tlabel=p-stock\nname=p-stock-possible-4097\tlabel=p-stock\nname=p-stock-x\tlabel=p-stock\n' >"$d/baseline/jobs"
+	printf '%s\n' "$h" "1,1,4096,4096,301,301,1,pass,p-hotplug-001,hotplug,small,301" \
+		"4097,1,32768,32768,32768,32768,9,pass,p-possible-4097,possible,small,32768" \
+		"9,9,4096,4096,301,301,1,pass,p-online-009,online,small,301" \
+		"none,none,none,none,none,none,none,skip,p-x,possible,small,none" >"$d/results.csv"
+	printf '%s\n' "$h" "1,1,4096,4096,301,301,1,pass,p-stock-hotplug-001,hotplug,small,301" \
+		"4097,1,32768,32768,none,32768,9,fail,p-stock-possible-4097,possible,small,32776" \
+		"none,none,none,none,none,none,none,skip,p-stock-x,possible,small,none" >"$d/baseline/results.csv"
+	expect_eq "differs" "$("$HARNESS/compare.sh" "$d" 2>/dev/null)" \
+		"possible-4097,small,4097,32768,32776,32768,32768,no" || rc=1
+	expect_eq "csv" "$(cat "$d/compare.csv")" \
+		"boot,variant,cpus,stock_pid_max,stock_pid_max_min,patched_pid_max,patched_pid_max_min,same
+hotplug-001,small,1,4096,301,4096,301,yes
+possible-4097,small,4097,32768,32776,32768,32768,no" || rc=1
+	rm "$d/baseline/results.csv"
+	"$HARNESS/compare.sh" "$d" >/dev/null 2>&1 && {
+		echo "compare.sh passed without a baseline"
+		rc=1
+	}
+	return $rc
+}
+
 # --- the report ------------------------------------------------------
 
 # report_folder DIR: a results folder with four jobs of two variants: a
@@ -531,13 +607,13 @@ test_report_counts_missing_boots() {
 	sum=$("$HARNESS/report.sh" "$out") && rc=1
 	expect_eq "counts" "$sum" "1 passed, 3 failed" || rc=1
 	expect_eq "csv header" "$(head -n 1 "$out/results.csv")" \
-		"cpus,online,pid_max,expected,pid_max_min,expected_min,seconds,verdict,boot,tier,variant" || rc=1
+		"cpus,online,pid_max,expected,pid_max_min,expected_min,seconds,verdict,boot,tier,variant,line_min" || rc=1
 	expect_eq "csv row 1" "$(sed -n 2p "$out/results.csv")" \
-		"255,1,261120,261120,2040,2040,2.10,pass,a-hotplug-255,hotplug,full" || rc=1
+		"255,1,261120,261120,2040,2040,2.10,pass,a-hotplug-255,hotplug,full,2040" || rc=1
 	expect_eq "csv row 2" "$(sed -n 3p "$out/results.csv")" \
-		"33,none,none,33792,none,301,none,fail,a-online-033,online,full" || rc=1
+		"33,none,none,33792,none,301,none,fail,a-online-033,online,full,none" || rc=1
 	expect_eq "csv row 3" "$(sed -n 4p "$out/results.csv")" \
-		"255,1,261120,32768,2040,2040,0,fail,b-hotplug-255,hotplug,small" || rc=1
+		"255,1,261120,32768,2040,2040,0,fail,b-hotplug-255,hotplug,small,2040" || rc=1
 	grep -q '^not ok 2 a-online-033 # not run' "$out/results.ktap" || {
 		echo "KTAP lacks the missing boot"
 		rc=1
@@ -729,7 +805,7 @@ test_sweep_fake_wrong_count_fails() {
 	local out rc=0
 	out=$(sweep 254,255 "" "$FIX/hotplug-255.log" 2>&1) && rc=1
 	expect_eq "last line" "$(tail -n 1 <<<"$out")" "1 passed, 1 failed" || return 1
-	grep -q '^254,1,261120,260096,2040,2032,[0-9.]*,fail,config-6.1-full-hotplug-254,hotplug,full$' \
+	grep -q '^254,1,261120,260096,2040,2032,[0-9.]*,fail,config-6.1-full-hotplug-254,hotplug,full,2040$' \
 		"$TMP/sweep/results.csv" || {
 		echo "csv: $(cat "$TMP/sweep/results.csv")"
 		return 1
@@ -1136,6 +1212,10 @@ test_full_disk_named() {
 # --- runner ----------------------------------------------------------
 
 mapfile -t tests < <(declare -F | awk '$3 ~ /^test_/ { print $3 }')
+# run-tests.sh NAME...: only the tests whose names contain a NAME.
+if (($#)); then
+	mapfile -t tests < <(printf '%s\n' "${tests[@]}" | grep -F "$(printf '%s\n' "$@")")
+fi
 echo "KTAP version 1"
 echo "1..${#tests[@]}"
 passed=0 failed=0 i=0

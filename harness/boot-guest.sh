@@ -4,8 +4,10 @@
 #
 # Usage: harness/boot-guest.sh JOB LOG
 # JOB is a job line (plan.sh); its kernel, initrd, accel (tcg or kvm),
-# smp (QEMU's -smp: "N" or "1,maxcpus=N"), mem, timeout and append
-# (extra kernel parameters) fields say how. Writes the console to LOG
+# smp (QEMU's -smp: "N" or "N,maxcpus=M"), machine (pc, or wide: q35
+# with x2APIC and interrupt remapping), qemu (default: $QEMU or
+# qemu-system-x86_64), mem, timeout and append (extra kernel
+# parameters) fields say how. Writes the console to LOG
 # and "qemu_exit=.. timed_out=0|1 seconds=.." to LOG.meta. A guest still
 # running after its timeout is killed by its own pid. The harness's
 # kernel command line carries no pid_max setting; only a job's append
@@ -30,14 +32,15 @@ for key in kernel initrd smp mem timeout accel; do
 done
 kernel=${job[kernel]} initrd=${job[initrd]} smp=${job[smp]}
 timeout=${job[timeout]} accel=${job[accel]}
-qemu=${QEMU:-qemu-system-x86_64}
+# A job may name its own QEMU (the wide tiers: QEMU 10, fetch-qemu.sh).
+qemu=${job[qemu]:-${QEMU:-qemu-system-x86_64}}
 
 [[ -r $kernel ]] || die "kernel $kernel is not readable"
 [[ -r $initrd ]] || die "initramfs $initrd is not readable"
 command -v "$qemu" >/dev/null ||
 	die "$qemu not found: apt-get install qemu-system-x86"
 [[ $smp =~ ^[0-9]+(,maxcpus=[0-9]+)?$ ]] ||
-	die "smp must be N or 1,maxcpus=N, not '$smp'"
+	die "smp must be N or N,maxcpus=M, not '$smp'"
 [[ $timeout =~ ^[1-9][0-9]*$ ]] || die "timeout must be seconds, not '$timeout'"
 [[ ${job[mem]} =~ ^[1-9][0-9]*[MG]$ ]] || die "mem must be like 512M, not '${job[mem]}'"
 case $accel in
@@ -71,6 +74,17 @@ trap cleanup INT TERM HUP
 # bzImage, 1 GiB, QEMU's default accelerator options, console=ttyS0 and
 # nothing else): bench.sh's reference.
 args=(-machine pc -accel "$accel" -m "${job[mem]}")
+case ${job[machine]:-pc} in
+pc) ;;
+# More than 255 CPUs: q35 describes them with x2APIC entries, and the
+# guest needs interrupt remapping (the emulated Intel IOMMU) to use
+# APIC IDs of 255 and up.
+wide)
+	args=(-machine q35 -accel "$accel" -m "${job[mem]}" -cpu "qemu64,+x2apic"
+		-device "intel-iommu,intremap=on,eim=on")
+	;;
+*) die "unknown machine '${job[machine]}' (pc or wide)" ;;
+esac
 if [[ ${BOOT_STYLE:-} == kunit ]]; then
 	args=(-m 1024)
 	append="console=ttyS0${job[append]:+ ${job[append]}}"

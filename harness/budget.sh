@@ -52,7 +52,7 @@ main() {
 	for dir; do
 		while IFS= read -r line; do
 			kv_load j "$line"
-			[[ ${j[tier]:-} == online && -z ${j[skip]:-} && -e $dir/boots/${j[name]}.log ]] || continue
+			[[ ${j[tier]:-} == @(online|wide-online) && -z ${j[skip]:-} && -e $dir/boots/${j[name]}.log ]] || continue
 			echo "$line" >>"$jobs"
 			record=$("$HARNESS/parse-console.sh" "$dir/boots/${j[name]}.log")
 			kv_load r "$record"
@@ -74,7 +74,7 @@ main() {
 	local -A limits=()
 	while IFS= read -r line; do
 		kv_load j "$line"
-		[[ ${j[tier]:-} == online && -n ${j[pid_max_max]:-} && -z ${limits[${j[label]}]:-} ]] || continue
+		[[ ${j[tier]:-} == @(online|wide-online) && -n ${j[pid_max_max]:-} && -z ${limits[${j[label]}]:-} ]] || continue
 		small=0 is64=0
 		[[ ${j[variant]} == small ]] && small=1
 		[[ ${j[pid_max_max]} == 4194304 ]] && is64=1

@@ -52,14 +52,23 @@ case $tree in
 esac
 common="$HARNESS/config/pidmax.config"
 # A tree may need its own spelling of a variant: 6.12 has no BASE_FULL.
-# VARIANT-maxsmp adds config/maxsmp.config: NR_CPUS 8192, for the
-# possible tier.
-base=${variant%-maxsmp}
+# Each -EXTRA of VARIANT-EXTRA-... adds config/EXTRA.config: -maxsmp
+# NR_CPUS 8192 for the possible tier, -wide x2APIC and interrupt
+# remapping for the wide tiers.
+base=${variant%%-*}
 frag="$HARNESS/config/variant-$base-$tree.config"
 [[ -r $frag ]] || frag="$HARNESS/config/variant-$base.config"
 [[ -r $frag ]] || die "unknown variant '$variant' (no $frag)"
 frags=("$common" "$frag")
-[[ $variant == "$base" ]] || frags+=("$HARNESS/config/maxsmp.config")
+local extra
+local -a extras=()
+IFS=- read -r -a extras <<<"${variant#"$base"}"
+for extra in "${extras[@]}"; do
+	[[ -n $extra ]] || continue
+	[[ -r $HARNESS/config/$extra.config ]] ||
+		die "unknown variant '$variant' (no config/$extra.config)"
+	frags+=("$HARNESS/config/$extra.config")
+done
 ((stock == 0)) || frags+=("$HARNESS/config/stock.config")
 
 # $PIDMAX_TARBALL overrides the tarball (the self-tests use a fake one).

@@ -19,6 +19,15 @@ DEFAULT_ONLINE=1,2,4,8,16,32,33,64,96,128,192,255
 DEFAULT_POSSIBLE=256,512,1024,1664,2048,4095,4096,4097,8192
 # shellcheck disable=SC2034
 MAX_NR_CPUS=8192
+# The wide tiers' (QEMU 10 from bookworm-backports, q35 with x2APIC):
+# all CPUs online past 255, and 256 present of N possible; q35 stops at
+# 4096 CPUs.
+# shellcheck disable=SC2034
+DEFAULT_WIDE_ONLINE=256,288,384,512
+# shellcheck disable=SC2034
+DEFAULT_WIDE_HOTPLUG=512,1024
+# shellcheck disable=SC2034
+MAX_Q35_CPUS=4096
 
 # die MESSAGE: a runtime error; exit 1.
 die() {
@@ -104,6 +113,11 @@ kv_get() {
 	kv_load _kv_one "$1"
 	printf '%s\n' "${_kv_one[$2]-none}"
 }
+
+# Where fetch-qemu.sh gets QEMU 10 for the wide tiers (an apt sources
+# line without its "deb").
+# shellcheck disable=SC2034 # read by fetch-qemu.sh
+BACKPORTS_DEFAULT="http://deb.debian.org/debian bookworm-backports main"
 
 # The files a sweep writes into its results folder, by the runner (jobs,
 # boots/) and by the readers of the folder (report.sh, plot.sh). A new
@@ -324,7 +338,8 @@ job_kernel_is() {
 
 # make_job CASE TIER POSSIBLE ONLINE SMP [append=...] [pid_max=N]
 #          [sysctl_refused=1] [timeout=SECONDS] [series=yes|auto]
-#          [mem=SIZE]: print the job line of boot LABEL-CASE
+#          [mem=SIZE] [machine=pc|wide] [qemu=FILE]: print the job line
+#          of boot LABEL-CASE
 # with QEMU's -smp SMP, where the guest must show POSSIBLE possible and
 # ONLINE online CPUs. The expected values come from the formula for
 # POSSIBLE CPU ids and the .config given to job_kernel; pid_max=N is the
@@ -338,7 +353,7 @@ make_job() {
 	}
 	local case=$1 tier=$2 possible=$3 online=$4 smp=$5 a clamped=no
 	local -A x=([append]="" [pid_max]="" [sysctl_refused]=0 [timeout]="" [series]=""
-		[mem]=512M)
+		[mem]=512M [machine]=pc [qemu]="")
 	shift 5
 	for a; do
 		[[ $a == *=* && -v x[${a%%=*}] ]] || {
@@ -358,7 +373,7 @@ make_job() {
 		"pid_max_max=$EXP_LIMIT" "line_default=$EXP_MAX" \
 		"line_min=$EXP_MIN" "line_cpus=$possible" "line_clamped=$clamped" \
 		"sysctl_refused=${x[sysctl_refused]}" "kunit=$JK_KUNIT" \
-		"series=${x[series]:-$JK_SERIES}"
+		"series=${x[series]:-$JK_SERIES}" "machine=${x[machine]}" "qemu=${x[qemu]}"
 }
 
 # make_skip CASE TIER REASON: the job line of a boot that does not apply

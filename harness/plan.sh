@@ -14,6 +14,8 @@ USAGE="Usage: harness/plan.sh --kernel FILE --config FILE --initrd FILE
                        [--label L] [--accel tcg|kvm] [--cpus LIST]
                        [--online LIST] [--scenarios yes|no]
                        [--series yes|auto] [--possible LIST]
+                       [--wide-online LIST] [--wide-hotplug LIST]
+                       [--wide-qemu FILE]
 Print the job list of one kernel, a boot a line:
   hotplug    -smp 1,maxcpus=N for each N of --cpus (default: all,
              1-$MAX_QEMU_CPUS): N possible CPUs, one online
@@ -22,6 +24,15 @@ Print the job list of one kernel, a boot a line:
              each N of --possible (default: none; up to $MAX_NR_CPUS): N CPU
              ids that no firmware describes, one online; needs a kernel
              with NR_CPUS >= N (the sweep builds VARIANT-maxsmp ones)
+  wide-online   -smp N on QEMU 10's q35 with x2APIC and interrupt
+             remapping (--wide-qemu) for each N of --wide-online
+             (default: none): N firmware-described CPUs, all online
+  wide-hotplug  -smp 256,maxcpus=N and maxcpus=1 on the kernel command
+             line, for each N of --wide-hotplug (default: none; 257 to
+             $MAX_Q35_CPUS): N possible CPUs the firmware describes, one
+             online; both need a kernel with X86_X2APIC, IRQ_REMAP and
+             NR_CPUS >= N (the sweep builds VARIANT-maxsmp-wide), and
+             are skips without --wide-qemu
   scenario   (--scenarios yes, the default) six boots: the extended
              guest checks on 64 CPUs, sysctl.kernel.pid_max= in and out
              of range, nr_cpus=40, possible_cpus=40 and maxcpus=2
@@ -37,8 +48,8 @@ its series-only checks (the boot line's inputs) as a SKIP."
 main() {
 	local kernel="" config="" initrd="" label="" accel=tcg
 	local cpus_list=all cpus_given=0 online_list=$DEFAULT_ONLINE
-	local scenarios=yes series=yes possible_list=""
-	parse_options "$USAGE" "kernel:,config:,initrd:,label:,accel:,cpus:,online:,scenarios:,series:,possible:" "$@"
+	local scenarios=yes series=yes possible_list="" wide_online="" wide_hotplug="" wide_qemu=""
+	parse_options "$USAGE" "kernel:,config:,initrd:,label:,accel:,cpus:,online:,scenarios:,series:,possible:,wide-online:,wide-hotplug:,wide-qemu:" "$@"
 	set -- "${OPTS[@]}"
 	while (($#)); do
 		case $1 in
@@ -52,6 +63,9 @@ main() {
 		--scenarios) scenarios=$2 ;;
 		--series) series=$2 ;;
 		--possible) possible_list=$2 ;;
+		--wide-online) wide_online=$2 ;;
+		--wide-hotplug) wide_hotplug=$2 ;;
+		--wide-qemu) wide_qemu=$2 ;;
 		--) shift; break ;;
 		esac
 		shift 2
@@ -63,6 +77,10 @@ main() {
 	hotplug=$(parse_cpu_list "$cpus_list") || usage_error "--cpus: see above"
 	possible=$(parse_cpu_list "$possible_list" "$MAX_NR_CPUS") || usage_error "--possible: see above"
 	online=$(parse_cpu_list "$online_list") || usage_error "--online: see above"
+	wide_online=$(parse_cpu_list "$wide_online" "$MAX_Q35_CPUS") || usage_error "--wide-online: see above"
+	wide_hotplug=$(parse_cpu_list "$wide_hotplug" "$MAX_Q35_CPUS") || usage_error "--wide-hotplug: see above"
+	[[ -z $wide_hotplug || $(head -n 1 <<<"$wide_hotplug") -gt 256 ]] ||
+		usage_error "--wide-hotplug: each N must be above the 256 CPUs QEMU is given"
 	case $accel in
 	tcg | kvm) ;;
 	*) usage_error "--accel wants tcg or kvm, not '$accel'" ;;
@@ -105,6 +123,7 @@ main() {
 		make_job "$(printf 'online-%03d' "$n")" online "$n" "$n" "$n"
 	done
 	possible_tier "$possible" "$config" "$slots"
+	wide_tiers "$wide_online" "$wide_hotplug" "$config" "$wide_qemu"
 	[[ $scenarios == yes ]] || return 0
 	# 64 possible CPUs, one online; all 64 online where slots=no.
 	local s64=1,maxcpus=64 on=1 on40=1
@@ -148,6 +167,42 @@ possible_tier() {
 				"append=possible_cpus=$n" "mem=$((512 + n * 5 / 8))M" \
 				"timeout=$((60 + n / 16))"
 		fi
+	done
+}
+
+# wide_tiers ONLINE HOTPLUG CONFIG QEMU: the jobs of the two wide tiers,
+# booted by QEMU (QEMU 10 from fetch-qemu.sh) on q35 with x2APIC and the
+# Intel IOMMU's interrupt remapping (boot-guest.sh's machine "wide").
+# Skips, with the reason: no such QEMU, a kernel without x2APIC or
+# interrupt remapping (it ignores APIC IDs of 255 and up), or a count
+# above its NR_CPUS. Memory and timeout grow with N (288 online took
+# 81 s here, 1024 possible 72 s).
+wide_tiers() {
+	local n nr_cpus why="" tier
+	[[ -n $1$2 ]] || return 0
+	nr_cpus=$(kconfig_get "$3" NR_CPUS)
+	[[ $nr_cpus =~ ^[0-9]+$ ]] || nr_cpus=1
+	if [[ $(kconfig_get "$3" X86_X2APIC) != y || $(kconfig_get "$3" IRQ_REMAP) != y ]]; then
+		why="the kernel lacks X86_X2APIC or IRQ_REMAP: it ignores APIC IDs of 255 and up (VARIANT-maxsmp-wide has them)"
+	elif [[ -z $4 ]]; then
+		why="no QEMU for more than 255 CPUs: QEMU 10 from bookworm-backports is unavailable (harness/fetch-qemu.sh)"
+	fi
+	for tier in wide-online wide-hotplug; do
+		for n in $([[ $tier == wide-online ]] && echo "$1" || echo "$2"); do
+			local case
+			case=$(printf '%s-%04d' "$tier" "$n")
+			if [[ -n $why ]]; then
+				make_skip "$case" "$tier" "$why"
+			elif ((n > nr_cpus)); then
+				make_skip "$case" "$tier" "NR_CPUS is $nr_cpus: $n CPUs need a kernel built with more"
+			elif [[ $tier == wide-online ]]; then
+				make_job "$case" "$tier" "$n" "$n" "$n" machine=wide "qemu=$4" \
+					"mem=$((512 + n))M" "timeout=$((60 + n * n / 400))"
+			else
+				make_job "$case" "$tier" "$n" 1 "256,maxcpus=$n" machine=wide "qemu=$4" \
+					append=maxcpus=1 "mem=$((512 + n / 2))M" "timeout=$((60 + n / 4))"
+			fi
+		done
 	done
 }
 

@@ -36,13 +36,15 @@ points() {
 
 plots=()
 for v in full small; do
-	[[ -n $(points "$v" hotplug)$(points "$v" online)$(points "$v" possible) ]] || continue
+	[[ -n $(points "$v" hotplug)$(points "$v" online)$(points "$v" possible)$(points "$v" wide-online)$(points "$v" wide-hotplug) ]] || continue
 	small=0
 	[[ $v == small ]] && small=1
 	formula_curve "$small" 1 >"$data/$v.formula"
 	points "$v" hotplug >"$data/$v.hotplug"
 	points "$v" online >"$data/$v.online"
 	points "$v" possible >"$data/$v.possible"
+	points "$v" wide-online >"$data/$v.wide-online"
+	points "$v" wide-hotplug >"$data/$v.wide-hotplug"
 	plots+=("'$data/$v.formula' with lines lw 2 title '$v: formula'")
 	[[ -s $data/$v.hotplug ]] &&
 		plots+=("'$data/$v.hotplug' with points pt 7 ps 0.8 title '$v: -smp 1,maxcpus=N'")
@@ -50,14 +52,19 @@ for v in full small; do
 		plots+=("'$data/$v.online' with points pt 9 ps 1.5 title '$v: N CPUs online'")
 	[[ -s $data/$v.possible ]] &&
 		plots+=("'$data/$v.possible' with points pt 5 ps 1.2 title '$v: -smp 1, possible_cpus=N'")
+	# Past 255, CPUs the firmware describes (QEMU 10, q35, x2APIC).
+	[[ -s $data/$v.wide-online ]] &&
+		plots+=("'$data/$v.wide-online' with points pt 11 ps 1.8 title '$v: N CPUs online, q35 x2APIC (QEMU 10)'")
+	[[ -s $data/$v.wide-hotplug ]] &&
+		plots+=("'$data/$v.wide-hotplug' with points pt 13 ps 1.8 title '$v: -smp 256,maxcpus=N, q35 x2APIC (QEMU 10)'")
 done
-((${#plots[@]} > 0)) || die "no hotplug, online or possible boot with a pid_max in $out/results.csv"
+((${#plots[@]} > 0)) || die "no boot of any tier with a pid_max in $out/results.csv"
 
 joined=$(printf '%s, ' "${plots[@]}")
 draw "$out/pid_max" <<EOF
 set termoption noenhanced
 set title 'Boot-time pid_max = min(limit, max(default, 1024 x nr_cpu_ids))'
-set xlabel 'CPU ids (nr_cpu_ids); QEMU describes up to 255, beyond them possible_cpus=N'
+set xlabel 'CPU ids (nr_cpu_ids); QEMU 7.2 describes up to 255, QEMU 10 on q35 up to 4096; possible_cpus=N to 8192'
 set ylabel 'pid_max'
 set logscale xy 2
 set xrange [1:8192]

@@ -43,6 +43,14 @@ Options:
                    (default: $DEFAULT_ONLINE); \"\" skips the tier
   --possible LIST  possible tier CPU counts, up to 8192
                    (default: $DEFAULT_POSSIBLE); \"\" skips the tier
+  --wide-online LIST   all N CPUs online past 255, N firmware-described
+                   CPUs (default: $DEFAULT_WIDE_ONLINE)
+  --wide-hotplug LIST  -smp 256,maxcpus=N and maxcpus=1: N firmware-
+                   described possible CPUs (default: $DEFAULT_WIDE_HOTPLUG);
+                   both wide tiers boot QEMU 10 from bookworm-backports
+                   (fetch-qemu.sh, never installed) on q35 with x2APIC
+                   and interrupt remapping, a kernel built with them
+                   (VARIANT-maxsmp-wide); unreachable, they are skips
   --jobs N         guests booted at once (default: 2); a guest with 16
                    or more CPUs online always boots alone
   --kernel FILE    boot this vmlinux or bzImage instead of building
@@ -83,16 +91,18 @@ a line per boot (and a progress line on a terminal), ends with
 harness/report.sh DIR judges a finished folder again without booting."
 
 local cpus_list=all cpus_given=0 online_list=$DEFAULT_ONLINE jobs=2
-local possible_list=$DEFAULT_POSSIBLE
+local possible_list=$DEFAULT_POSSIBLE wide_online=$DEFAULT_WIDE_ONLINE wide_hotplug=$DEFAULT_WIDE_HOTPLUG
 local kernel="" config="" tree=6.1 variant=full accel=auto scenarios=yes
 local build="$REPO/build" out="" list=0 shard="" baseline=0
-parse_options "$USAGE" "cpus:,online:,possible:,jobs:,kernel:,config:,tree:,variant:,accel:,scenarios:,build-dir:,out:,list,shard:,baseline" "$@"
+parse_options "$USAGE" "cpus:,online:,possible:,jobs:,kernel:,config:,tree:,variant:,accel:,scenarios:,build-dir:,out:,list,shard:,baseline,wide-online:,wide-hotplug:" "$@"
 set -- "${OPTS[@]}"
 while (($#)); do
 	case $1 in
 	--cpus) cpus_list=$2 cpus_given=1 ;;
 	--online) online_list=$2 ;;
 	--possible) possible_list=$2 ;;
+	--wide-online) wide_online=$2 ;;
+	--wide-hotplug) wide_hotplug=$2 ;;
 	--jobs) jobs=$2 ;;
 	--kernel) kernel=$2 ;;
 	--config) config=$2 ;;
@@ -115,6 +125,9 @@ done
 parse_cpu_list "$cpus_list" >/dev/null || usage_error "--cpus: see above"
 parse_cpu_list "$online_list" >/dev/null || usage_error "--online: see above"
 parse_cpu_list "$possible_list" "$MAX_NR_CPUS" >/dev/null || usage_error "--possible: see above"
+wide_online=$(parse_cpu_list "$wide_online" "$MAX_Q35_CPUS") || usage_error "--wide-online: see above"
+wide_hotplug=$(parse_cpu_list "$wide_hotplug" "$MAX_Q35_CPUS") || usage_error "--wide-hotplug: see above"
+wide_online=${wide_online//$'\n'/,} wide_hotplug=${wide_hotplug//$'\n'/,}
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || usage_error "--jobs wants a positive number, not '$jobs'"
 local shard_i shard_n
 if [[ -n $shard ]]; then
@@ -126,9 +139,9 @@ case $tree in 6.1 | 6.12) ;; *) usage_error "--tree wants 6.1 or 6.12, not '$tre
 case $variant in full | small | all) ;; *) usage_error "--variant wants full, small or all, not '$variant'" ;; esac
 case $accel in auto | tcg | kvm) ;; *) usage_error "--accel wants auto, tcg or kvm, not '$accel'" ;; esac
 case $scenarios in yes | no) ;; *) usage_error "--scenarios wants yes or no, not '$scenarios'" ;; esac
-[[ $(parse_cpu_list "$cpus_list")$(parse_cpu_list "$online_list")$possible_list != "" ||
+[[ $(parse_cpu_list "$cpus_list")$(parse_cpu_list "$online_list")$possible_list$wide_online$wide_hotplug != "" ||
 	$scenarios == yes ]] ||
-	usage_error "--cpus, --online and --possible are empty and --scenarios is no: nothing to boot"
+	usage_error "every tier's list is empty and --scenarios is no: nothing to boot"
 if [[ -n $kernel ]]; then
 	[[ $variant != all ]] || usage_error "--variant all builds its own kernels; drop --kernel"
 	((baseline == 0)) || usage_error "--baseline builds the stock twins of its own kernels; drop --kernel"
@@ -149,32 +162,44 @@ fi
 ((list)) || command -v "${QEMU:-qemu-system-x86_64}" >/dev/null ||
 	die "${QEMU:-qemu-system-x86_64} not found: apt-get install qemu-system-x86"
 
-# The kernels: --kernel FILE, or one build per variant, and for the
-# possible tier one with NR_CPUS 8192 per variant (6.1: 6.12 under TCG
-# cannot grow its CPU count with possible_cpus=, its tier is a skip).
+# The kernels: --kernel FILE, or one build per variant, and on 6.1 (6.12
+# under TCG cannot grow its CPU count past QEMU's present CPUs: its
+# possible and wide tiers are skips) one with NR_CPUS 8192 per variant
+# for the possible tier, and one with x2APIC too for the wide tiers.
 mkdir -p "$build"
 build=$(cd "$build" && pwd)
 local -a kernels=() configs=() labels=() tiers=()
+local i
 # Any --kernel may lack the series: the judge tells from its boot line.
 local series=yes
 local v kdir
+# add_kernel VARIANT TIERS: build VARIANT, which boots TIERS.
+add_kernel() {
+	kdir=$("$HARNESS/build-kernel.sh" "$build" "$tree" "$1")
+	kernels+=("$kdir/vmlinux") configs+=("$kdir/.config")
+	labels+=("$tree-$1") tiers+=("$2")
+}
 if [[ -n $kernel ]]; then
 	kernels=("$(realpath "$kernel")") configs=("$(realpath "$config")")
 	labels=("$(basename "$kernel")") series=auto tiers=(all)
 else
 	[[ $variant == all ]] && variant="full small"
 	for v in $variant; do
-		if [[ -n $possible_list && $tree == 6.1 ]]; then
-			kdir=$("$HARNESS/build-kernel.sh" "$build" "$tree" "$v-maxsmp")
-			kernels+=("$kdir/vmlinux") configs+=("$kdir/.config")
-			labels+=("$tree-$v-maxsmp") tiers+=(possible)
-		fi
-		kdir=$("$HARNESS/build-kernel.sh" "$build" "$tree" "$v")
-		kernels+=("$kdir/vmlinux") configs+=("$kdir/.config")
-		labels+=("$tree-$v") tiers+=("$([[ $tree == 6.1 ]] && echo others || echo all)")
+		[[ -z $possible_list || $tree != 6.1 ]] || add_kernel "$v-maxsmp" possible
+		[[ -z $wide_online$wide_hotplug || $tree != 6.1 ]] || add_kernel "$v-maxsmp-wide" wide
+		add_kernel "$v" "$([[ $tree == 6.1 ]] && echo others || echo all)"
 	done
 fi
-local i
+# QEMU 10 for the wide tiers, when a kernel can boot them (x2APIC with
+# interrupt remapping); unreachable, they are skips (exit 3).
+local wide_qemu="" rc=0
+for i in "${!kernels[@]}"; do
+	[[ -n $wide_online$wide_hotplug && ${tiers[i]} == @(wide|all) &&
+		$(kconfig_get "${configs[i]}" IRQ_REMAP) == y ]] || continue
+	wide_qemu=$("$HARNESS/fetch-qemu.sh" "$build") || rc=$?
+	((rc == 0 || rc == 3)) || die "fetch-qemu.sh failed (see above)"
+	break
+done
 # The baseline's stock kernels, built last: they pop the series off the
 # tree that the builds above share.
 local -a stock_map=()
@@ -203,10 +228,12 @@ runner=""
 trap 'rm -f "$plan"' EXIT
 trap '[[ -z $runner ]] || { kill -TERM "$runner"; wait "$runner"; }; exit 130' INT TERM HUP
 for i in "${!kernels[@]}"; do
+	local -a wide_opts=(--wide-online "$wide_online" --wide-hotplug "$wide_hotplug" --wide-qemu "$wide_qemu")
 	case ${tiers[i]} in
 	possible) tier_opts=(--cpus "" --online "" --scenarios no --possible "$possible_list") ;;
+	wide) tier_opts=(--cpus "" --online "" --scenarios no "${wide_opts[@]}") ;;
 	others) tier_opts=("${cpus_opt[@]}" --online "$online_list" --scenarios "$scenarios" --possible "") ;;
-	*) tier_opts=("${cpus_opt[@]}" --online "$online_list" --scenarios "$scenarios" --possible "$possible_list") ;;
+	*) tier_opts=("${cpus_opt[@]}" --online "$online_list" --scenarios "$scenarios" --possible "$possible_list" "${wide_opts[@]}") ;;
 	esac
 	"$HARNESS/plan.sh" --kernel "${kernels[i]}" --config "${configs[i]}" \
 		--initrd "$initrd" --label "${labels[i]}" --accel "$accel" --series "$series" \
@@ -246,33 +273,14 @@ summary=$("$HARNESS/report.sh" "$out" | tail -n 1) || true
 info "wrote $out/results.ktap, results.csv, results.xml and checks.csv"
 "$HARNESS/plot.sh" "$out" >/dev/null || info "warning: no plot (see above)"
 "$HARNESS/budget.sh" "$out" || info "warning: no PID budget (see above)"
-((baseline == 0)) || run_baseline
+if ((baseline)); then
+	"$HARNESS/run-baseline.sh" --jobs "$jobs" "$out" "${stock_map[@]}" &
+	runner=$!
+	wait "$runner" || die "run-baseline.sh failed on $out"
+	runner=""
+fi
 echo "$summary"
 [[ $summary == *" 0 failed" ]]
-}
-
-# run_baseline: main's jobs again on the stock kernels (baseline.sh), in
-# OUT/baseline, reported and compared (compare.sh); their verdicts are
-# shown, the exit status stays the patched kernels'.
-run_baseline() {
-	local b="$out/baseline" m summary
-	mkdir -p "$b"
-	clean_results "$b"
-	"$HARNESS/baseline.sh" "$out/plan" "${stock_map[@]}" >"$b/plan"
-	"$HARNESS/baseline.sh" "$out/jobs" "${stock_map[@]}" >"$b/jobs"
-	for m in "${stock_map[@]}"; do
-		echo "${m%%=*}-stock $(kernel_id "${m#*=}")"
-	done >"$b/kernels"
-	[[ ! -r $out/shard ]] || cp "$out/shard" "$b/shard"
-	info "booting the baseline: $(grep -vc $'\tskip=' "$b/jobs") guests on the stock kernels; results in $b"
-	"$HARNESS/run-jobs.sh" --jobs "$jobs" "$b" &
-	runner=$!
-	wait "$runner" || die "run-jobs.sh failed on $b"
-	runner=""
-	summary=$("$HARNESS/report.sh" "$b" | tail -n 1) || true
-	"$HARNESS/plot.sh" "$b" >/dev/null || info "warning: no plot of the baseline"
-	"$HARNESS/compare.sh" "$out"
-	info "baseline (stock kernels, not in the exit status): $summary"
 }
 
 main "$@"

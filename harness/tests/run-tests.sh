@@ -584,6 +584,62 @@ possible-4097,small,4097,32768,32776,32768,32768,no" || rc=1
 	return $rc
 }
 
+# The wide tiers: q35 jobs for QEMU 10, expectations from the formula;
+# skips for a kernel without x2APIC and interrupt remapping, for a count
+# above NR_CPUS, and when no QEMU 10 could be fetched.
+test_plan_wide_tiers() {
+	local rc=0 cfg="$TMP/config-wide" out
+	{
+		sed 's/^CONFIG_NR_CPUS=.*/CONFIG_NR_CPUS=8192/' "$FIX/config-6.1-full-kunit"
+		printf 'CONFIG_X86_X2APIC=y\nCONFIG_IRQ_REMAP=y\n'
+	} >"$cfg"
+	out=$("$HARNESS/plan.sh" --kernel /k --config "$cfg" --initrd /i --label w \
+		--cpus "" --online "" --scenarios no --wide-online 288 --wide-hotplug 1024 --wide-qemu /q10)
+	expect_eq "288" "$(sed -n 1p <<<"$out" | cut -f1,2,9-15,25,26)" \
+		"$(printf '%s\t' name=w-wide-online-0288 tier=wide-online smp=288 mem=800M timeout=267 \
+			append= possible=288 online=288 pid_max=294912 machine=wide | sed 's/\t$//')	qemu=/q10" || rc=1
+	expect_eq "1024" "$(sed -n 2p <<<"$out" | cut -f1,9,12-16,25)" \
+		"$(printf '%s\t' name=w-wide-hotplug-1024 smp=256,maxcpus=1024 append=maxcpus=1 \
+			possible=1024 online=1 pid_max=1048576 pid_max_min=8192 | sed 's/\t$//')	machine=wide" || rc=1
+	out=$("$HARNESS/plan.sh" --kernel /k --config "$cfg" --initrd /i --label w \
+		--cpus "" --online "" --scenarios no --wide-online 288)
+	expect_eq "no QEMU 10" "$(cut -f5 <<<"$out")" \
+		"skip=no QEMU for more than 255 CPUs: QEMU 10 from bookworm-backports is unavailable (harness/fetch-qemu.sh)" || rc=1
+	sed -i 's/^CONFIG_NR_CPUS=.*/CONFIG_NR_CPUS=256/' "$cfg"
+	out=$("$HARNESS/plan.sh" --kernel /k --config "$cfg" --initrd /i --label w \
+		--cpus "" --online "" --scenarios no --wide-online 256,288 --wide-qemu /q10)
+	expect_eq "NR_CPUS" "$(cut -f1,5 <<<"$out" | tail -n 1)" \
+		"name=w-wide-online-0288	skip=NR_CPUS is 256: 288 CPUs need a kernel built with more" || rc=1
+	"$HARNESS/plan.sh" --kernel /k --config "$cfg" --initrd /i --wide-hotplug 256 \
+		>/dev/null 2>&1 && {
+		echo "--wide-hotplug 256 was accepted"
+		rc=1
+	}
+	return $rc
+}
+
+# An unreachable bookworm-backports: exit 3 and one message, nothing left
+# behind (the sweep then plans the wide tiers as skips).
+test_fetch_qemu_unreachable() {
+	local rc=0 err status=0
+	command -v apt-get >/dev/null || {
+		echo "SKIP: no apt-get here"
+		return 0
+	}
+	err=$(PIDMAX_BACKPORTS="http://127.0.0.1:9/debian bookworm-backports main" \
+		"$HARNESS/fetch-qemu.sh" "$TMP/fq" 2>&1 >/dev/null) || status=$?
+	expect_eq "status" "$status" 3 || rc=1
+	[[ $err == *"bookworm-backports is unreachable: the wide tiers are skipped"* ]] || {
+		echo "message: $err"
+		rc=1
+	}
+	[[ -z $(ls -A "$TMP/fq") ]] || {
+		echo "left behind: $(ls -A "$TMP/fq")"
+		rc=1
+	}
+	return $rc
+}
+
 # --- the report ------------------------------------------------------
 
 # report_folder DIR: a results folder with four jobs of two variants: a
@@ -830,7 +886,9 @@ test_sweep_list_boots_nothing() {
 	}
 	expect_eq "jobs" "$(cut -f1,2,9 <<<"$out" | head -n 4 | tr '\t\n' ' ,')" \
 		"name=config-6.1-full-hotplug-001 tier=hotplug smp=1,maxcpus=1,name=config-6.1-full-hotplug-002 tier=hotplug smp=1,maxcpus=2,name=config-6.1-full-hotplug-003 tier=hotplug smp=1,maxcpus=3,name=config-6.1-full-online-255 tier=online smp=255," || rc=1
-	expect_eq "count" "$(wc -l <<<"$out")" 10 || rc=1
+	# 4 + 6 boots, and the six wide boots are skips: no x2APIC here.
+	expect_eq "count" "$(wc -l <<<"$out")" 16 || rc=1
+	expect_eq "wide" "$(grep -c 'skip=the kernel lacks X86_X2APIC or IRQ_REMAP' <<<"$out")" 6 || rc=1
 	expect_eq "scenario" "$(grep 'maxcpus-2' <<<"$out" | cut -f1,12,14,15)" \
 		"name=config-6.1-full-maxcpus-2	append=maxcpus=2	online=2	pid_max=40960" || rc=1
 	[[ ! -s $pids && ! -e $TMP/listed ]] || {

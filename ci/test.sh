@@ -14,6 +14,8 @@
 #   baseline 6.1       sweep-smp.sh --baseline: the same boots (a reduced
 #                      list of every tier) on stock kernels built without
 #                      the series; compare.csv beside the patched values
+#   wide 6.1           QEMU 10 (bookworm-backports, fetched, never
+#                      installed): 288 CPUs online, 512 and 1024 possible
 #   mutants            harness/mutants.sh: every deliberate fault caught
 #   sweep 6.12         the full variant on the other tree Debian ships,
 #                      online tier at 17 counts (its hotplug tier is a
@@ -78,13 +80,19 @@ step kunit-uml ci/kunit-uml.sh
 # past QEMU's 255 (256, the last unclamped 4096, the clamped 4097): the
 # 8192-id boot alone takes about 5 minutes here.
 step sweep-6.1 harness/sweep-smp.sh --tree 6.1 --variant all --out "$out/6.1" \
-	--possible 256,4096,4097
+	--possible 256,4096,4097 --wide-online "" --wide-hotplug ""
 # The baseline: a reduced list of every tier and the scenarios, booted on
 # the patched kernels and again on the same configurations built without
 # the series; the stock verdicts are reported, the exit status is the
 # patched kernels'. compare.csv shows where the two differ.
 step baseline-6.1 harness/sweep-smp.sh --tree 6.1 --variant all --baseline \
-	--out "$out/baseline-6.1" --cpus 1,33,255 --online 1,8,64 --possible 256,4096,4097
+	--out "$out/baseline-6.1" --cpus 1,33,255 --online 1,8,64 --possible 256,4096,4097 \
+	--wide-online "" --wide-hotplug ""
+# The wide tiers on a reduced list: QEMU 10 from bookworm-backports (never
+# installed), 288 CPUs online and 512 and 1024 firmware-described possible
+# CPUs, on the full variant (the default lists add 256, 384 and 512 online).
+step wide-6.1 harness/sweep-smp.sh --tree 6.1 --variant full --out "$out/wide-6.1" \
+	--cpus "" --online "" --possible "" --scenarios no --wide-online 288 --wide-hotplug 512,1024
 step mutants-6.1 harness/mutants.sh --tree 6.1 --out "$out/mutants"
 # 6.12, full variant. Under TCG 6.12 sees no hotpluggable CPUs (see
 # tcg_counts_hotplug_cpus in harness/lib.sh), so no hotplug tier: a
@@ -96,9 +104,10 @@ step sweep-6.12 harness/sweep-smp.sh --tree 6.12 --variant full \
 # Debian's own kernel (fetched, never installed): pid_max judged against
 # the formula, its PID budget beside the harness's kernel.
 step sweep-debian harness/sweep-smp.sh --kernel debian --out "$out/debian" \
-	--cpus 1,33,255 --online 1,8,32,64 --possible 4097 --scenarios no
+	--cpus 1,33,255 --online 1,8,32,64 --possible 4097 --scenarios no \
+	--wide-online "" --wide-hotplug ""
 step kunit-parse ci/kunit-parse.sh "$out/6.1/results.ktap" \
-	"$out/6.12/results.ktap" "$out/debian/results.ktap"
+	"$out/6.12/results.ktap" "$out/debian/results.ktap" "$out/wide-6.1/results.ktap"
 
 echo "$passed passed, $failed failed"
 ((failed == 0))

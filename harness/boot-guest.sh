@@ -36,7 +36,10 @@ timeout=${job[timeout]} accel=${job[accel]}
 qemu=${job[qemu]:-${QEMU:-qemu-system-x86_64}}
 
 [[ -r $kernel ]] || die "kernel $kernel is not readable"
-[[ -r $initrd ]] || die "initramfs $initrd is not readable"
+# "builtin": the kernel carries its initramfs (the wide kernels).
+initrd_args=(-initrd "$initrd")
+[[ $initrd != builtin ]] || initrd_args=()
+[[ $initrd == builtin || -r $initrd ]] || die "initramfs $initrd is not readable"
 command -v "$qemu" >/dev/null ||
 	die "$qemu not found: apt-get install qemu-system-x86"
 [[ $smp =~ ^[0-9]+(,maxcpus=[0-9]+)?$ ]] ||
@@ -94,7 +97,7 @@ start=$(date +%s.%N)
 "$qemu" "${args[@]}" -smp "$smp" \
 	-nodefaults -display none -no-reboot \
 	-serial "file:$log" \
-	-kernel "$kernel" -initrd "$initrd" -append "$append" \
+	-kernel "$kernel" "${initrd_args[@]}" -append "$append" \
 	</dev/null >"$log.qemu" 2>&1 &
 qpid=$!
 

@@ -47,7 +47,9 @@ case $accel in tcg | kvm) ;; *) usage_error "--accel wants tcg or kvm, not '$acc
 # Small lists that still reach every regime: the floor (1, 5), the edge
 # of scaling (32, 33), pid_max_min's own edge (38), and the top (255).
 # A mutant's header may ask for its own online list with a line
-# "Harness-Online: LIST" (starved needs 255 CPUs online).
+# "Harness-Online: LIST" (starved needs 255 CPUs online), and for a
+# possible tier with "Harness-Possible: LIST", booted on the mutant's
+# NR_CPUS 8192 build (no-clamp: 4097 CPU ids reach the clamp).
 HOTPLUG=1,5,32,33,38,255
 ONLINE=2,33
 
@@ -58,19 +60,23 @@ out=$(cd "$out" && pwd)
 mapfile -t mutants < <(ls "$HARNESS"/mutants/*.patch)
 ((${#mutants[@]} > 0)) || die "no mutants in $HARNESS/mutants"
 
-# caught_by DIR: the checks that failed a boot in a sweep's checks.csv,
+# caught_by DIR...: the checks that failed a boot in sweeps' checks.csv,
 # in the judge's order. A boot whose KUnit suite ran and failed counts
 # for "kunit" alone, so the table shows which checks would have caught
 # the mutant without it; a suite that never ran (a panic before it) is
 # no such failure.
 caught_by() {
-	local checks=$1/checks.csv
-	[[ -r $checks ]] || {
-		echo "no-results"
-		return
-	}
+	local d
+	local -a checks=()
+	for d; do
+		[[ -r $d/checks.csv ]] || {
+			echo "no-results"
+			return
+		}
+		checks+=("$d/checks.csv")
+	done
 	awk -F, '
-		NR == 1 { next }
+		FNR == 1 { next }
 		!($4 in rank) { rank[$4] = ++n; name[n] = $4 }
 		$5 == "fail" { fail[$1, $4] = 1; boots[$1] = 1 }
 		$4 == "kunit" && $5 == "fail" && $0 !~ /KUnit suite pid_max: none,/ { suite[$1] = 1 }
@@ -83,7 +89,7 @@ caught_by() {
 			for (i = 1; i <= n; i++)
 				if (hit[i]) s = s "," name[i]
 			print (s == "" ? "-" : substr(s, 2))
-		}' "$checks"
+		}' "${checks[@]}"
 }
 
 echo "KTAP version 1"
@@ -97,6 +103,7 @@ for m in "${mutants[@]}"; do
 	cells=()
 	built=1
 	online=$(sed -n 's/^Harness-Online: *\([0-9,-]*\)$/\1/p' "$m" | head -n 1)
+	possible=$(sed -n 's/^Harness-Possible: *\([0-9,-]*\)$/\1/p' "$m" | head -n 1)
 	for v in full small; do
 		if ! kdir=$("$HARNESS/build-kernel.sh" "$build" "$tree" "$v" "$m" 2>"$out/$name-$v.build.log"); then
 			cat "$out/$name-$v.build.log" >&2
@@ -105,9 +112,22 @@ for m in "${mutants[@]}"; do
 			continue
 		fi
 		"$HARNESS/sweep-smp.sh" --kernel "$kdir/vmlinux" --accel "$accel" \
-			--cpus "$HOTPLUG" --online "${online:-$ONLINE}" --possible "" --scenarios no --build-dir "$build" \
+			--cpus "$HOTPLUG" --online "${online:-$ONLINE}" --possible "" --scenarios no \
+			--wide-online "" --wide-hotplug "" --build-dir "$build" \
 			--out "$out/$name/$v" >"$out/$name-$v.sweep.log" 2>&1 || true
-		cells+=("$(caught_by "$out/$name/$v")")
+		dirs=("$out/$name/$v")
+		if [[ -n $possible ]]; then
+			if ! kdir=$("$HARNESS/build-kernel.sh" "$build" "$tree" "$v-maxsmp" "$m" 2>"$out/$name-$v-maxsmp.build.log"); then
+				cat "$out/$name-$v-maxsmp.build.log" >&2
+				built=0
+			fi
+			"$HARNESS/sweep-smp.sh" --kernel "$kdir/vmlinux" --accel "$accel" \
+				--cpus "" --online "" --possible "$possible" --scenarios no \
+				--wide-online "" --wide-hotplug "" --build-dir "$build" \
+				--out "$out/$name/$v-maxsmp" >"$out/$name-$v-maxsmp.sweep.log" 2>&1 || true
+			dirs+=("$out/$name/$v-maxsmp")
+		fi
+		cells+=("$(caught_by "${dirs[@]}")")
 	done
 	if ((built)) && [[ ${cells[0]} != - || ${cells[1]} != - ]]; then
 		verdict=caught

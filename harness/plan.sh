@@ -190,7 +190,7 @@ wide_tiers() {
 	for tier in wide-online wide-hotplug; do
 		for n in $([[ $tier == wide-online ]] && echo "$1" || echo "$2"); do
 			local case
-			case=$(printf '%s-%04d' "$tier" "$n")
+			case=$(printf '%s-%04d' "${tier#wide-}" "$n")
 			if [[ -n $why ]]; then
 				make_skip "$case" "$tier" "$why"
 			elif ((n > nr_cpus)); then

@@ -169,7 +169,9 @@ fi
 mkdir -p "$build"
 build=$(cd "$build" && pwd)
 local -a kernels=() configs=() labels=() tiers=()
-local i
+local i initrd
+# First: the wide kernels carry it inside.
+initrd=$("$HARNESS/build-initramfs.sh" "$build")
 # Any --kernel may lack the series: the judge tells from its boot line.
 local series=yes
 local v kdir
@@ -209,8 +211,6 @@ if ((baseline)); then
 		stock_map+=("${labels[i]}=$kdir/vmlinux")
 	done
 fi
-local initrd
-initrd=$("$HARNESS/build-initramfs.sh" "$build")
 local -a probe_opt=() cpus_opt=()
 ((list == 0)) || probe_opt=(--no-probe)
 ((cpus_given == 0)) || cpus_opt=(--cpus "$cpus_list")
@@ -236,7 +236,7 @@ for i in "${!kernels[@]}"; do
 	*) tier_opts=("${cpus_opt[@]}" --online "$online_list" --scenarios "$scenarios" --possible "$possible_list" "${wide_opts[@]}") ;;
 	esac
 	"$HARNESS/plan.sh" --kernel "${kernels[i]}" --config "${configs[i]}" \
-		--initrd "$initrd" --label "${labels[i]}" --accel "$accel" --series "$series" \
+		--initrd "$([[ ${tiers[i]} == wide ]] && echo builtin || echo "$initrd")" --label "${labels[i]}" --accel "$accel" --series "$series" \
 		"${tier_opts[@]}" >>"$plan"
 done
 if ((list)); then

@@ -596,10 +596,10 @@ test_plan_wide_tiers() {
 	out=$("$HARNESS/plan.sh" --kernel /k --config "$cfg" --initrd /i --label w \
 		--cpus "" --online "" --scenarios no --wide-online 288 --wide-hotplug 1024 --wide-qemu /q10)
 	expect_eq "288" "$(sed -n 1p <<<"$out" | cut -f1,2,9-15,25,26)" \
-		"$(printf '%s\t' name=w-wide-online-0288 tier=wide-online smp=288 mem=800M timeout=267 \
+		"$(printf '%s\t' name=w-online-0288 tier=wide-online smp=288 mem=800M timeout=267 \
 			append= possible=288 online=288 pid_max=294912 machine=wide | sed 's/\t$//')	qemu=/q10" || rc=1
 	expect_eq "1024" "$(sed -n 2p <<<"$out" | cut -f1,9,12-16,25)" \
-		"$(printf '%s\t' name=w-wide-hotplug-1024 smp=256,maxcpus=1024 append=maxcpus=1 \
+		"$(printf '%s\t' name=w-hotplug-1024 smp=256,maxcpus=1024 append=maxcpus=1 \
 			possible=1024 online=1 pid_max=1048576 pid_max_min=8192 | sed 's/\t$//')	machine=wide" || rc=1
 	out=$("$HARNESS/plan.sh" --kernel /k --config "$cfg" --initrd /i --label w \
 		--cpus "" --online "" --scenarios no --wide-online 288)
@@ -609,7 +609,7 @@ test_plan_wide_tiers() {
 	out=$("$HARNESS/plan.sh" --kernel /k --config "$cfg" --initrd /i --label w \
 		--cpus "" --online "" --scenarios no --wide-online 256,288 --wide-qemu /q10)
 	expect_eq "NR_CPUS" "$(cut -f1,5 <<<"$out" | tail -n 1)" \
-		"name=w-wide-online-0288	skip=NR_CPUS is 256: 288 CPUs need a kernel built with more" || rc=1
+		"name=w-online-0288	skip=NR_CPUS is 256: 288 CPUs need a kernel built with more" || rc=1
 	"$HARNESS/plan.sh" --kernel /k --config "$cfg" --initrd /i --wide-hotplug 256 \
 		>/dev/null 2>&1 && {
 		echo "--wide-hotplug 256 was accepted"

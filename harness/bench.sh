@@ -2,8 +2,10 @@
 # bench.sh - measure, in one run, what the harness costs on this machine:
 # a cold kernel build, a rebuild after a change to one patch, single
 # boots (-smp 1, -smp 1,maxcpus=255, 64/128/255 CPUs online), the whole
-# hotplug tier 1..255, and a reference boot of the same kernel the way
-# the kernel's kunit.py boots x86_64. Every figure is also given as a
+# hotplug tier 1..255, the possible tier (every N, and its NR_CPUS 8192
+# build), the wide tiers (QEMU 10: one 288-online and one 512-possible
+# boot, and their build), and a reference boot of the same kernel the
+# way the kernel's kunit.py boots x86_64. Every figure is also given as a
 # ratio to that reference. Measures only: it asserts no time.
 set -euo pipefail
 
@@ -73,6 +75,23 @@ boots() {
 	done
 }
 
+# tier_rows NAME COUNTS TARGET SWEEP_OPTION...: the sweep of one tier as
+# users run it (full variant), timed whole, and a row per boot of it.
+tier_rows() {
+	local name=$1 counts=$2 target=$3 t n
+	shift 3
+	t=$(now)
+	"$HARNESS/sweep-smp.sh" --variant full --cpus "" --online "" --possible "" \
+		--wide-online "" --wide-hotplug "" --scenarios no --accel tcg "$@" \
+		--build-dir "$build" --out "$out/$name-tier" >"$out/$name-tier.log" 2>&1 ||
+		die "the $name tier failed: $out/$name-tier.log"
+	row "${name}_tier" "$(elapsed "$t")" 1 "$target"
+	for n in ${counts//,/ }; do
+		row "boot_${name}_$n" "$(awk -F, -v n="$n" 'NR > 1 && $1 == n { print $7; exit }' \
+			"$out/$name-tier/results.csv")" 1 ""
+	done
+}
+
 rm -rf "$build" "$out/boots"
 mkdir -p "$build" "$out/boots"
 
@@ -126,6 +145,25 @@ t=$(now)
 	--out "$out/hotplug-tier" >"$out/hotplug-tier.log" 2>&1 ||
 	die "the hotplug tier failed: $out/hotplug-tier.log"
 row hotplug_tier_1_255 "$(elapsed "$t")" 1 240
+
+# 6. The possible tier of one variant, as users run it (its NR_CPUS 8192
+#    build first, timed apart), and each N's boot from its results.
+t=$(now)
+"$HARNESS/build-kernel.sh" "$build" 6.1 full-maxsmp >/dev/null
+row cold_build_maxsmp "$(elapsed "$t")" 1 ""
+tier_rows possible "$DEFAULT_POSSIBLE" 300 --possible "$DEFAULT_POSSIBLE"
+
+# 7. The wide tiers: QEMU 10 fetched, the wide build, one 288-online and
+#    one 512-possible boot; skipped when bookworm-backports is out of
+#    reach.
+if "$HARNESS/fetch-qemu.sh" "$build" >/dev/null; then
+	t=$(now)
+	"$HARNESS/build-kernel.sh" "$build" 6.1 full-maxsmp-wide >/dev/null
+	row cold_build_wide "$(elapsed "$t")" 1 ""
+	tier_rows wide "288 512" "" --wide-online 288 --wide-hotplug 512
+else
+	info "no QEMU 10: the wide figures are left out"
+fi
 
 # The report: CSV and a text table, each figure also as x reference.
 {

@@ -8,6 +8,8 @@
 #   crash   write nothing and exit 1 (QEMU refused to start)
 set -euo pipefail
 
+# $FAKE_QEMU_ARGS: a file that gets the command line, an argument a line.
+[[ -z ${FAKE_QEMU_ARGS:-} ]] || printf '%s\n' "$@" >"$FAKE_QEMU_ARGS"
 log=""
 while (($#)); do
 	if [[ $1 == -serial && ${2:-} == file:* ]]; then

@@ -828,6 +828,26 @@ test_boot_fake_crash_fails() {
 		"the guest's init never reported (qemu exit 1)"
 }
 
+# A wide job: its own QEMU (not $QEMU), q35 with x2APIC and interrupt
+# remapping, -smp 256,maxcpus=N, and no -initrd for initrd=builtin.
+test_boot_wide_job() {
+	local rc=0 log="$TMP/wide.log" args="$TMP/wide.args" f=$FIX/config-6.1-full job
+	job_kernel "$f" "$f" builtin fake tcg
+	job=$(make_job hotplug-1024 wide-hotplug 1024 1 256,maxcpus=1024 machine=wide \
+		"qemu=$TESTS/fake-qemu.sh" append=maxcpus=1)
+	QEMU=/nonexistent FAKE_QEMU_ARGS="$args" FAKE_QEMU_LOG="$FIX/hotplug-255.log" \
+		"$HARNESS/boot-guest.sh" "$job" "$log" || rc=1
+	expect_eq "machine" "$(grep -A1 -x -e -machine -e -cpu -e -device -e -smp "$args" | grep -v -x -e -- | paste -sd' ')" \
+		"-machine q35 -cpu qemu64,+x2apic -device intel-iommu,intremap=on,eim=on -smp 256,maxcpus=1024" || rc=1
+	! grep -q -x -e -initrd "$args" || {
+		echo "a builtin initramfs was passed with -initrd"
+		rc=1
+	}
+	job=$(sed 's/\tmachine=wide/\tmachine=huge/' <<<"$job")
+	must_fail "unknown machine 'huge'" "$HARNESS/boot-guest.sh" "$job" "$log" || rc=1
+	return $rc
+}
+
 test_boot_bad_job_refused() {
 	must_fail "the job lacks its initrd field" \
 		"$HARNESS/boot-guest.sh" "name=x"$'\t'"kernel=/k" "$TMP/bad.log"

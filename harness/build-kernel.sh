@@ -132,26 +132,25 @@ for p in "${patches[@]}"; do
 done
 series_id=$(hash_of "${series_files[@]}" ${mutant:+"$mutant"})
 export QUILT_PATCHES=patches QUILT_PC=.pc
-if ((stock)); then
-	series_id=stock
-	if [[ $(cat "$src/.harness-series" 2>/dev/null) != stock ]]; then
-		info "popping the series off linux-source-$tree (stock build)"
-		rm -f "$src/.harness-series"
-		if [[ -d $src/.pc ]]; then
-			(cd "$src" && quilt pop -a -f -q >>"$log" 2>&1) ||
-				die "quilt pop failed in $src; remove $build/src and retry"
-		fi
-		rm -rf "$src/patches" "$src/.pc"
-		echo stock >"$src/.harness-series"
-	fi
-elif [[ $(cat "$src/.harness-series" 2>/dev/null) != "$series_id" ]]; then
-	info "applying the series to linux-source-$tree"
+# pop_series: take off whatever quilt applied to the tree, and its state.
+pop_series() {
 	rm -f "$src/.harness-series"
 	if [[ -d $src/.pc ]]; then
 		(cd "$src" && quilt pop -a -f -q >>"$log" 2>&1) ||
 			die "quilt pop failed in $src; remove $build/src and retry"
 	fi
 	rm -rf "$src/patches" "$src/.pc"
+}
+if ((stock)); then
+	series_id=stock
+	if [[ $(cat "$src/.harness-series" 2>/dev/null) != stock ]]; then
+		info "popping the series off linux-source-$tree (stock build)"
+		pop_series
+		echo stock >"$src/.harness-series"
+	fi
+elif [[ $(cat "$src/.harness-series" 2>/dev/null) != "$series_id" ]]; then
+	info "applying the series to linux-source-$tree"
+	pop_series
 	mkdir "$src/patches"
 	cp "${series_files[@]}" "$src/patches/"
 	if [[ -n $mutant ]]; then

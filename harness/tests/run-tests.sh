@@ -1178,6 +1178,31 @@ test_merge_refuses_bad_shards() {
 	return $rc
 }
 
+# Shards run with a baseline merge into the same compare.csv as one run.
+test_merge_baselines() {
+	local rc=0 d="$TMP/mb" k="$TMP/mb-stock" s out
+	mkdir -p "$k"
+	: >"$k/vmlinux"
+	cp "$FIX/config-6.1-full" "$k/.config"
+	local -a shard=()
+	for s in 1/2 2/2 all; do
+		out="$d/${s%%/*}" shard=(--shard "$s")
+		[[ $s != all ]] || shard=()
+		sweep 1-4 "" "$FIX/hotplug-255.log" --out "$out" --wide-online "" --wide-hotplug "" \
+			"${shard[@]}" >/dev/null 2>&1 || true
+		QEMU="$TESTS/fake-qemu.sh" FAKE_QEMU_MODE=replay FAKE_QEMU_LOG="$FIX/hotplug-255.log" \
+			"$HARNESS/run-baseline.sh" "$out" "config-6.1-full=$k/vmlinux" >/dev/null 2>&1 || {
+			echo "run-baseline.sh failed on $out"
+			rc=1
+		}
+	done
+	"$HARNESS/merge-results.sh" "$d/m" "$d/1" "$d/2" >/dev/null 2>&1 || true
+	expect_eq "merged" "$(cat "$d/m/compare.csv")" "$(cat "$d/all/compare.csv")" || rc=1
+	expect_eq "rows" "$(wc -l <"$d/all/compare.csv")" 5 || rc=1
+	expect_eq "stock boots" "$(grep -c '^ok\|^not ok' "$d/m/baseline/results.ktap")" 4 || rc=1
+	return $rc
+}
+
 # The ready CI definitions parse as YAML, shard the sweep over a matrix
 # whose size matches --shard's N, merge after it, and run only options
 # that sweep-smp.sh documents.

@@ -78,7 +78,7 @@ boots() {
 # tier_rows NAME COUNTS TARGET SWEEP_OPTION...: the sweep of one tier as
 # users run it (full variant), timed whole, and a row per boot of it.
 tier_rows() {
-	local name=$1 counts=$2 target=$3 t n
+	local name=$1 ns=$2 target=$3 t n
 	shift 3
 	t=$(now)
 	"$HARNESS/sweep-smp.sh" --variant full --cpus "" --online "" --possible "" \
@@ -86,7 +86,7 @@ tier_rows() {
 		--build-dir "$build" --out "$out/$name-tier" >"$out/$name-tier.log" 2>&1 ||
 		die "the $name tier failed: $out/$name-tier.log"
 	row "${name}_tier" "$(elapsed "$t")" 1 "$target"
-	for n in ${counts//,/ }; do
+	for n in ${ns//,/ }; do
 		row "boot_${name}_$n" "$(awk -F, -v n="$n" 'NR > 1 && $1 == n { print $7; exit }' \
 			"$out/$name-tier/results.csv")" 1 ""
 	done

@@ -21,7 +21,9 @@ DEFAULT_POSSIBLE=256,512,1024,1664,2048,4095,4096,4097,8192
 MAX_NR_CPUS=8192
 # The wide tiers' (QEMU 10 from bookworm-backports, q35 with x2APIC):
 # all CPUs online past 255, and 256 present of N possible; q35 stops at
-# 4096 CPUs.
+# 4096 CPUs; the hotplug tier's N lies above the 256 CPUs QEMU is given.
+# shellcheck disable=SC2034
+MIN_WIDE_HOTPLUG=257
 # shellcheck disable=SC2034
 DEFAULT_WIDE_ONLINE=256,288,384,512
 # shellcheck disable=SC2034
@@ -135,16 +137,16 @@ clean_results() {
 	done
 }
 
-# parse_cpu_list LIST [MAX]: print each CPU count of LIST
+# parse_cpu_list LIST [MAX [MIN]]: print each CPU count of LIST
 # ("1,2,32-34,255") on its own line, sorted and without repeats, each in
-# 1..MAX (default MAX_QEMU_CPUS). "all" means 1..MAX; an empty LIST
-# prints nothing. Returns 1 with a message on bad input.
+# MIN..MAX (default 1..MAX_QEMU_CPUS). "all" means MIN..MAX; an empty
+# LIST prints nothing. Returns 1 with a message on bad input.
 parse_cpu_list() {
-	local list=$1 max=${2:-$MAX_QEMU_CPUS} item lo hi n
+	local list=$1 max=${2:-$MAX_QEMU_CPUS} min=${3:-1} item lo hi n
 	local -a counts=()
 
 	[[ -z $list ]] && return 0
-	[[ $list == all ]] && list="1-$max"
+	[[ $list == all ]] && list="$min-$max"
 	local IFS=,
 	for item in $list; do
 		if [[ $item =~ ^([0-9]+)$ ]]; then
@@ -160,8 +162,8 @@ parse_cpu_list() {
 		# Force base 10: "010" is ten, not eight.
 		lo=$((10#$lo))
 		hi=$((10#$hi))
-		if ((lo < 1 || hi > max)); then
-			echo "bad CPU list '$1': '$item' is outside 1-$max" >&2
+		if ((lo < min || hi > max)); then
+			echo "bad CPU list '$1': '$item' is outside $min-$max" >&2
 			return 1
 		fi
 		if ((lo > hi)); then

@@ -126,7 +126,8 @@ parse_cpu_list "$cpus_list" >/dev/null || usage_error "--cpus: see above"
 parse_cpu_list "$online_list" >/dev/null || usage_error "--online: see above"
 parse_cpu_list "$possible_list" "$MAX_NR_CPUS" >/dev/null || usage_error "--possible: see above"
 wide_online=$(parse_cpu_list "$wide_online" "$MAX_Q35_CPUS") || usage_error "--wide-online: see above"
-wide_hotplug=$(parse_cpu_list "$wide_hotplug" "$MAX_Q35_CPUS") || usage_error "--wide-hotplug: see above"
+wide_hotplug=$(parse_cpu_list "$wide_hotplug" "$MAX_Q35_CPUS" "$MIN_WIDE_HOTPLUG") ||
+	usage_error "--wide-hotplug: see above (N above the 256 CPUs QEMU is given)"
 wide_online=${wide_online//$'\n'/,} wide_hotplug=${wide_hotplug//$'\n'/,}
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || usage_error "--jobs wants a positive number, not '$jobs'"
 local shard_i shard_n

@@ -922,7 +922,7 @@ test_sweep_list_boots_nothing() {
 
 test_sweep_bad_input_is_refused() {
 	local out rc=0 opt
-	for opt in "--cpus 1-300" "--jobs 0" "--variant huge" "--bogus" "--cpus" "--list extra"; do
+	for opt in "--cpus 1-300" "--jobs 0" "--variant huge" "--bogus" "--cpus" "--list extra" "--wide-hotplug 256"; do
 		# shellcheck disable=SC2086 # the words of opt are separate options
 		out=$("$HARNESS/sweep-smp.sh" $opt 2>&1) && rc=1
 		# shellcheck disable=SC2086

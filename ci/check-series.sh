@@ -6,7 +6,7 @@
 # "scripts/checkpatch.pl --strict".
 #
 # Usage: ci/check-series.sh [TREE]   (TREE: 6.1, the default, or 6.12)
-# Prints KTAP and ends with "N passed, N failed".
+# Prints KTAP and ends with "N passed, N failed, N skipped".
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -73,5 +73,5 @@ for p in "${patches[@]}"; do
 		bash -c "cd '$work' && scripts/checkpatch.pl --strict -q '$REPO/$p'"
 done
 echo "# totals: pass:$passed fail:$failed"
-echo "$passed passed, $failed failed"
+summary_line "$passed" "$failed" 0
 ((failed == 0))

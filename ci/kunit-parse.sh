@@ -13,7 +13,7 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$REPO/harness/lib.sh"
 USAGE="Usage: ci/kunit-parse.sh [--build-dir DIR] KTAP...
 Parse each KTAP file with kunit.py parse; prints a KTAP line per file
-and \"N passed, N failed\"."
+and \"N passed, N failed, N skipped\"."
 
 main() {
 	local build="$REPO/build"
@@ -64,7 +64,7 @@ main() {
 			failed=$((failed + 1))
 		fi
 	done
-	echo "$passed passed, $failed failed"
+	summary_line "$passed" "$failed" 0
 	((failed == 0))
 }
 

@@ -15,7 +15,7 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 USAGE="Usage: ci/kunit-uml.sh [--build-dir DIR] [--arch ARCH]
 Run kunit.py's pid_max suite on linux-source-6.1 with the series, in
 DIR/kunit-tree (default build/); ARCH is um (default) or x86_64.
-Prints KTAP and \"N passed, N failed\"."
+Prints KTAP and \"N passed, N failed, N skipped\"."
 
 main() {
 	local build="$REPO/build" arch=um
@@ -65,11 +65,11 @@ main() {
 		((BASH_REMATCH[1] == BASH_REMATCH[2] && BASH_REMATCH[1] > 0)) &&
 		grep -qE '^=+ \[PASSED\] pid_max =+$' <<<"$out"; then
 		echo "ok 1 kunit.py_run_pid_max_$arch"
-		echo "1 passed, 0 failed"
+		summary_line 1 0 0
 	else
 		tail -n 20 "$log" | sed 's/^/# /'
 		echo "not ok 1 kunit.py_run_pid_max_$arch # ${summary:-no summary} (log: $log)"
-		echo "0 passed, 1 failed"
+		summary_line 0 1 0
 		return 1
 	fi
 }

@@ -41,6 +41,17 @@ info() {
 	printf '%s: %s\n' "${0##*/}" "$*" >&2
 }
 
+# summary_line PASSED FAILED SKIPPED: the closing line of everything
+# that counts tests (report.sh, the self-tests, ci/test.sh's steps).
+# Skips are counted apart from passes.
+summary_line() {
+	printf '%d passed, %d failed, %d skipped\n' "$1" "$2" "$3"
+}
+# That line as a regular expression: BASH_REMATCH 1 passed, 2 failed,
+# 4 skipped (empty from a producer that prints no skips).
+# shellcheck disable=SC2034 # read by the scripts that source lib.sh
+SUMMARY_RE='^([0-9]+) passed, ([0-9]+) failed(, ([0-9]+) skipped)?$'
+
 # --- options ---------------------------------------------------------
 # Every script keeps its --help text in USAGE and parses its options the
 # same way: util-linux getopt normalizes them (--opt=value and --opt

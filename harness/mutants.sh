@@ -6,7 +6,7 @@
 # of each sweep's checks.csv.
 #
 # Exits non-zero if any mutant survives (every boot passed) or could not
-# be built. Ends with "N passed, N failed", one test per mutant.
+# be built. Ends with "N passed, N failed, N skipped", one test per mutant.
 set -euo pipefail
 
 # All of it in main(): bash reads the whole script before running any
@@ -144,7 +144,7 @@ for m in "${mutants[@]}"; do
 done
 mv "$table" "$out/mutants.txt"
 sed 's/^/# /' "$out/mutants.txt"
-echo "$passed passed, $failed failed"
+summary_line "$passed" "$failed" 0
 ((failed == 0))
 }
 

@@ -18,8 +18,8 @@
 # A job with no console log failed ("not run"); a job with a skip field
 # is a KTAP SKIP and a JUnit <skipped/>. Each file is written under a
 # temporary name and renamed at the end, so a killed report never
-# leaves a complete-looking file. Ends with "N passed, N failed" (skips
-# in neither) and exits 1 when a boot failed.
+# leaves a complete-looking file. Ends with "N passed, N failed, N
+# skipped" (lib.sh summary_line) and exits 1 when a boot failed.
 set -euo pipefail
 
 # All of it in main(): bash reads the whole script before running any
@@ -177,7 +177,7 @@ for f in checks.csv results.xml results.csv results.ktap; do
 	mv "$out/$f.tmp" "$out/$f"
 done
 ((skipped == 0)) || info "$skipped skipped (# SKIP in $out/results.ktap, with the reason)"
-echo "$passed passed, $failed failed"
+summary_line "$passed" "$failed" "$skipped"
 ((failed == 0))
 }
 

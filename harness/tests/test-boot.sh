@@ -1,0 +1,173 @@
+# shellcheck shell=bash
+# test-boot.sh - the runner: boot-guest.sh and whole sweeps against a fake QEMU (hangs, crashes, interrupts, stale outputs).
+# Sourced by run-tests.sh (helpers.sh gives TMP, FIX, HARNESS, TESTS).
+
+test_boot_fake_hang_is_killed() {
+	local log="$TMP/hang.log" pids="$TMP/hang.pids" pid
+	: >"$pids"
+	QEMU="$TESTS/fake-qemu.sh" FAKE_QEMU_MODE=hang FAKE_QEMU_PIDFILE="$pids" \
+		"$HARNESS/boot-guest.sh" "$(fake_job 1,maxcpus=4 2)" "$log"
+	grep -q 'timed_out=1' "$log.meta" || {
+		echo "meta: $(cat "$log.meta")"
+		return 1
+	}
+	pid=$(head -n 1 "$pids")
+	if kill -0 "$pid" 2>/dev/null; then
+		echo "the hung fake QEMU ($pid) is still running"
+		return 1
+	fi
+	[[ $(judge "$log" 4 1 0 1) == timeout:* ]]
+}
+
+test_boot_fake_crash_fails() {
+	local log="$TMP/crash.log"
+	QEMU="$TESTS/fake-qemu.sh" FAKE_QEMU_MODE=crash \
+		"$HARNESS/boot-guest.sh" "$(fake_job 1,maxcpus=4 5)" "$log"
+	expect_eq "crash" "$(reason_of final_marker "$log" 4 1 0 1)" \
+		"the guest's init never reported (qemu exit 1)"
+}
+
+# A wide job: its own QEMU (not $QEMU), q35 with x2APIC and interrupt
+# remapping, -smp 256,maxcpus=N, and no -initrd for initrd=builtin.
+test_boot_wide_job() {
+	local rc=0 log="$TMP/wide.log" args="$TMP/wide.args" f=$FIX/config-6.1-full job
+	job_kernel "$f" "$f" builtin fake tcg
+	job=$(make_job hotplug-1024 wide-hotplug 1024 1 256,maxcpus=1024 machine=wide \
+		"qemu=$TESTS/fake-qemu.sh" append=maxcpus=1)
+	QEMU=/nonexistent FAKE_QEMU_ARGS="$args" FAKE_QEMU_LOG="$FIX/hotplug-255.log" \
+		"$HARNESS/boot-guest.sh" "$job" "$log" || rc=1
+	expect_eq "machine" "$(grep -A1 -x -e -machine -e -cpu -e -device -e -smp "$args" | grep -v -x -e -- | paste -sd' ')" \
+		"-machine q35 -cpu qemu64,+x2apic -device intel-iommu,intremap=on,eim=on -smp 256,maxcpus=1024" || rc=1
+	! grep -q -x -e -initrd "$args" || {
+		echo "a builtin initramfs was passed with -initrd"
+		rc=1
+	}
+	job=$(sed 's/\tmachine=wide/\tmachine=huge/' <<<"$job")
+	must_fail "unknown machine 'huge'" "$HARNESS/boot-guest.sh" "$job" "$log" || rc=1
+	return $rc
+}
+
+test_boot_bad_job_refused() {
+	must_fail "the job lacks its initrd field" \
+		"$HARNESS/boot-guest.sh" "name=x"$'\t'"kernel=/k" "$TMP/bad.log"
+}
+
+test_sweep_fake_pass() {
+	local out rc=0
+	out=$(sweep 255 "" "$FIX/hotplug-255.log" 2>&1) || {
+		echo "$out"
+		return 1
+	}
+	# The eight default wide counts (256,288,384,512 online, 512,1024,
+	# 2048,4096 hotplug) are skips: the recorded kernel has no x2APIC.
+	expect_eq "last line" "$(tail -n 1 <<<"$out")" "1 passed, 0 failed, 8 skipped" || rc=1
+	return $rc
+}
+
+# A --kernel run gets its picture, whatever the kernel's label.
+test_sweep_fake_picture() {
+	needs gnuplot gnuplot-nox
+	sweep 255 "" "$FIX/hotplug-255.log" >"$TMP/out" 2>&1
+	[[ -s $TMP/sweep/pid_max.svg && -s $TMP/sweep/pid_max.png ]] || {
+		echo "no picture: $(cat "$TMP/out")"
+		return 1
+	}
+}
+
+test_sweep_fake_wrong_count_fails() {
+	local out rc=0
+	out=$(sweep 254,255 "" "$FIX/hotplug-255.log" 2>&1) && rc=1
+	expect_eq "last line" "$(tail -n 1 <<<"$out")" "1 passed, 1 failed, 8 skipped" || return 1
+	grep -q '^254,1,261120,260096,2040,2032,[0-9.]*,fail,config-6.1-full-hotplug-254,hotplug,full,2040$' \
+		"$TMP/sweep/results.csv" || {
+		echo "csv: $(cat "$TMP/sweep/results.csv")"
+		return 1
+	}
+	grep -q 'config-6.1-full-hotplug-254 *fail .*(failed: possible_cpus,pid_max,pid_max_min,boot_line,boot_line_inputs)' <<<"$out" || {
+		echo "the boot's line does not name its failed checks: $out"
+		rc=1
+	}
+	return $rc
+}
+
+test_sweep_interrupted_leaves_nothing() {
+	local pids="$TMP/int.pids" pid spid i f
+	: >"$pids"
+	fake_build "$TMP/build"
+	plant_stale "$TMP/int"
+	QEMU="$TESTS/fake-qemu.sh" FAKE_QEMU_MODE=hang FAKE_QEMU_PIDFILE="$pids" \
+		"$HARNESS/sweep-smp.sh" --accel tcg --kernel "$FIX/config-6.1-full" \
+		--config "$FIX/config-6.1-full" --build-dir "$TMP/build" \
+		--out "$TMP/int" --cpus 1-4 --online "" --scenarios no --jobs 2 >/dev/null 2>&1 &
+	spid=$!
+	for ((i = 0; i < 300; i++)); do
+		(($(wc -l <"$pids") >= 2)) && break
+		sleep 0.1
+	done
+	(($(wc -l <"$pids") >= 2)) || {
+		echo "the sweep started no two guests in 30 s"
+		kill -TERM "$spid"
+		return 1
+	}
+	kill -TERM "$spid"
+	wait "$spid" && {
+		echo "an interrupted sweep exited 0"
+		return 1
+	}
+	sleep 0.5
+	while read -r pid; do
+		if kill -0 "$pid" 2>/dev/null; then
+			echo "fake QEMU $pid survived the interrupted sweep"
+			kill -KILL "$pid"
+			return 1
+		fi
+	done <"$pids"
+	for f in results.ktap results.csv results.xml checks.csv variants.csv \
+		pid_max.svg pid_max.png boots/old.log; do
+		[[ ! -e $TMP/int/$f ]] || {
+			echo "an interrupted sweep left $f behind"
+			return 1
+		}
+	done
+}
+
+# A finished run keeps nothing of an earlier one: a one-variant sweep
+# leaves no variants.csv of an earlier --variant all run.
+test_sweep_leaves_nothing_stale() {
+	local rc=0
+	plant_stale "$TMP/sweep"
+	sweep 255 "" "$FIX/hotplug-255.log" >/dev/null 2>&1 || rc=1
+	[[ ! -e $TMP/sweep/variants.csv && ! -e $TMP/sweep/boots/old.log ]] || {
+		echo "stale files survived a new run"
+		rc=1
+	}
+	grep -qx stale "$TMP/sweep/results.xml" "$TMP/sweep/pid_max.svg" "$TMP/sweep/checks.csv" && {
+		echo "a stale output was not rewritten"
+		rc=1
+	}
+	return $rc
+}
+
+# A first run on a fresh machine says nothing that looks like an error
+# while it picks the accelerator (it once printed "No such file").
+test_accel_fresh_build_dir_quiet() {
+	local err rc=0 v
+	v=$(QEMU="$TESTS/fake-qemu.sh" FAKE_QEMU_MODE=crash "$HARNESS/accel.sh" \
+		"$TMP/fresh-build" "$FIX/config-6.1-full" "$FIX/config-6.1-full" \
+		"$FIX/config-6.1-full" 2>"$TMP/accel.err") || rc=1
+	expect_eq "verdict" "$v" tcg || rc=1
+	err=$(cat "$TMP/accel.err")
+	[[ $err == "accel.sh: accelerator: tcg ("* && $(wc -l <<<"$err") == 1 ]] || {
+		echo "stderr: $err"
+		rc=1
+	}
+	return $rc
+}
+
+test_missing_qemu_named() {
+	QEMU=/nonexistent/qemu-system-x86_64 must_fail \
+		"not found: apt-get install qemu-system-x86" \
+		"$HARNESS/sweep-smp.sh" --kernel "$FIX/config-6.1-full" \
+		--config "$FIX/config-6.1-full" --cpus 1 --build-dir "$TMP/build" \
+		--online "" --scenarios no --out "$TMP/noqemu"
+}

@@ -1,0 +1,73 @@
+# shellcheck shell=bash
+# test-build.sh - the builds: check-config.sh, missing tools, a stale series, a full disk.
+# Sourced by run-tests.sh (helpers.sh gives TMP, FIX, HARNESS, TESTS).
+
+test_check_config() {
+	local frag="$TMP/frag"
+	"$HARNESS/check-config.sh" "$FIX/config-6.1-full-kunit" \
+		"$HARNESS/config/pidmax.config" "$HARNESS/config/variant-full.config" || {
+		echo "the recorded full config fails its own fragments"
+		return 1
+	}
+	# A later fragment overrides an earlier one, as merge_config.sh does.
+	printf 'CONFIG_NR_CPUS=512\n' >"$frag"
+	printf 'CONFIG_NR_CPUS=256\n' >"$frag.2"
+	"$HARNESS/check-config.sh" "$FIX/config-6.1-full" "$frag" "$frag.2" || {
+		echo "a later fragment's value did not win"
+		return 1
+	}
+	printf 'CONFIG_NR_CPUS=512\n# CONFIG_SMP is not set\n' >"$frag"
+	local msg
+	if msg=$("$HARNESS/check-config.sh" "$FIX/config-6.1-full" "$frag" 2>&1); then
+		echo "options that did not stick passed"
+		return 1
+	fi
+	[[ $msg == *"CONFIG_NR_CPUS=512"* && $msg == *"CONFIG_SMP"* ]] || {
+		echo "message does not name both options: $msg"
+		return 1
+	}
+}
+
+test_missing_busybox_named() {
+	BUSYBOX=/nonexistent/busybox must_fail "apt-get install busybox-static" \
+		"$HARNESS/build-initramfs.sh" "$TMP/nobusybox"
+}
+
+test_missing_tarball_named() {
+	PIDMAX_TARBALL=/nonexistent/linux-source-6.1.tar.xz must_fail \
+		"apt-get install linux-source-6.1" \
+		"$HARNESS/build-kernel.sh" "$TMP/notarball" 6.1 full
+}
+
+# A tree whose kernel/pid.c is not the one the series was made for.
+test_stale_series_refused() {
+	local tree="$TMP/stale/linux-source-6.1" b="$TMP/stale-build"
+	mkdir -p "$tree/kernel"
+	printf 'int pid_max = 1;\n' >"$tree/kernel/pid.c"
+	tar -C "$TMP/stale" -cJf "$TMP/stale.tar.xz" linux-source-6.1
+	PIDMAX_TARBALL="$TMP/stale.tar.xz" must_fail \
+		"the series does not apply to linux-source-6.1 with --fuzz=0" \
+		"$HARNESS/build-kernel.sh" "$b" 6.1 full || return 1
+	[[ ! -e $b/src/linux-source-6.1/.harness-series ]] || {
+		echo "a failed push was recorded as applied"
+		return 1
+	}
+	[[ ! -d $b/src/linux-source-6.1/.pc ]] || {
+		echo "a failed push left patches applied"
+		return 1
+	}
+}
+
+# A full disk: the initramfs is written into /dev/full.
+test_full_disk_named() {
+	local b="$TMP/full"
+	mkdir -p "$b/bin"
+	printf '#!/bin/sh\nhead -c 1048576 /dev/zero\n' >"$b/bin/gen_init_cpio"
+	chmod +x "$b/bin/gen_init_cpio"
+	ln -s /dev/full "$b/initramfs.cpio.tmp"
+	must_fail "gen_init_cpio failed (disk full?)" "$HARNESS/build-initramfs.sh" "$b" || return 1
+	[[ ! -e $b/initramfs.cpio ]] || {
+		echo "a failed write left an initramfs behind"
+		return 1
+	}
+}

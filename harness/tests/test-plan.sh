@@ -1,0 +1,154 @@
+# shellcheck shell=bash
+# test-plan.sh - the planner (plan.sh and sweep-smp.sh --list): tiers, skips with reasons, refused input, every script's usage.
+# Sourced by run-tests.sh (helpers.sh gives TMP, FIX, HARNESS, TESTS).
+
+test_tree_6_12_hotplug_tier_refused() {
+	fake_build "$TMP/build"
+	QEMU="$TESTS/fake-qemu.sh" must_fail "use --cpus '' and --online LIST for this kernel" \
+		"$HARNESS/sweep-smp.sh" --accel tcg --kernel "$FIX/config-6.12-full" \
+		--config "$FIX/config-6.12-full" --build-dir "$TMP/build" \
+		--cpus 1-4 --online "" --out "$TMP/612"
+}
+
+# The possible tier: possible_cpus=N with -smp 1, memory and timeout
+# growing with N, expectations from the formula (the clamp from 4097 on),
+# and a skip with the reason where the kernel cannot have N CPU ids.
+test_plan_possible_tier() {
+	local rc=0 cfg="$TMP/config-maxsmp" out
+	sed 's/^CONFIG_NR_CPUS=.*/CONFIG_NR_CPUS=8192/' "$FIX/config-6.1-full-kunit" >"$cfg"
+	out=$("$HARNESS/plan.sh" --kernel /k --config "$cfg" --initrd /i --label m \
+		--cpus "" --online "" --scenarios no --possible 4096,4097,8192)
+	expect_eq "4096" "$(sed -n 1p <<<"$out" | cut -f1,2,9,10,11,12,13,14,15,16,21)" \
+		"$(printf '%s\t' name=m-possible-4096 tier=possible smp=1 mem=3072M timeout=316 \
+			append=possible_cpus=4096 possible=4096 online=1 pid_max=4194304 pid_max_min=32768 | sed 's/\t$//')	line_clamped=no" || rc=1
+	expect_eq "4097" "$(sed -n 2p <<<"$out" | cut -f15,16,21)" \
+		"pid_max=4194304	pid_max_min=32776	line_clamped=yes" || rc=1
+	expect_eq "8192" "$(sed -n 3p <<<"$out" | cut -f10,11,16)" \
+		"mem=5632M	timeout=572	pid_max_min=65536" || rc=1
+	out=$("$HARNESS/plan.sh" --kernel /k --config "$FIX/config-6.1-full" --initrd /i --label n \
+		--cpus "" --online "" --scenarios no --possible 256,257)
+	expect_eq "NR_CPUS 256" "$(cut -f1,5 <<<"$out")" "name=n-possible-0256	kernel=/k
+name=n-possible-0257	skip=NR_CPUS is 256: possible_cpus=257 needs a kernel built with more (VARIANT-maxsmp)" || rc=1
+	out=$("$HARNESS/plan.sh" --kernel /k --config "$FIX/config-6.12-full" --initrd /i --label t \
+		--cpus "" --online "" --scenarios no --possible 300)
+	expect_eq "6.12" "$(cut -f5 <<<"$out")" \
+		"skip=possible_cpus= only lowers the CPU count of this kernel under TCG" || rc=1
+	return $rc
+}
+
+# The wide tiers: q35 jobs for QEMU 10, expectations from the formula;
+# skips for a kernel without x2APIC and interrupt remapping, for a count
+# above NR_CPUS, and when no QEMU 10 could be fetched.
+test_plan_wide_tiers() {
+	local rc=0 cfg="$TMP/config-wide" out
+	{
+		sed 's/^CONFIG_NR_CPUS=.*/CONFIG_NR_CPUS=8192/' "$FIX/config-6.1-full-kunit"
+		printf 'CONFIG_X86_X2APIC=y\nCONFIG_IRQ_REMAP=y\n'
+	} >"$cfg"
+	out=$("$HARNESS/plan.sh" --kernel /k --config "$cfg" --initrd /i --label w \
+		--cpus "" --online "" --scenarios no --wide-online 288 --wide-hotplug 1024 --wide-qemu /q10)
+	expect_eq "288" "$(sed -n 1p <<<"$out" | cut -f1,2,9-15,25,26)" \
+		"$(printf '%s\t' name=w-online-0288 tier=wide-online smp=288 mem=800M timeout=267 \
+			append= possible=288 online=288 pid_max=294912 machine=wide | sed 's/\t$//')	qemu=/q10" || rc=1
+	expect_eq "1024" "$(sed -n 2p <<<"$out" | cut -f1,9,12-16,25)" \
+		"$(printf '%s\t' name=w-hotplug-1024 smp=256,maxcpus=1024 append=maxcpus=1 \
+			possible=1024 online=1 pid_max=1048576 pid_max_min=8192 | sed 's/\t$//')	machine=wide" || rc=1
+	out=$("$HARNESS/plan.sh" --kernel /k --config "$cfg" --initrd /i --label w \
+		--cpus "" --online "" --scenarios no --wide-online 288)
+	expect_eq "no QEMU 10" "$(cut -f5 <<<"$out")" \
+		"skip=no QEMU for more than 255 CPUs: QEMU 10 from bookworm-backports is unavailable (harness/fetch-qemu.sh)" || rc=1
+	sed -i 's/^CONFIG_NR_CPUS=.*/CONFIG_NR_CPUS=256/' "$cfg"
+	out=$("$HARNESS/plan.sh" --kernel /k --config "$cfg" --initrd /i --label w \
+		--cpus "" --online "" --scenarios no --wide-online 256,288 --wide-qemu /q10)
+	expect_eq "NR_CPUS" "$(cut -f1,5 <<<"$out" | tail -n 1)" \
+		"name=w-online-0288	skip=NR_CPUS is 256: 288 CPUs need a kernel built with more" || rc=1
+	"$HARNESS/plan.sh" --kernel /k --config "$cfg" --initrd /i --wide-hotplug 256 \
+		>/dev/null 2>&1 && {
+		echo "--wide-hotplug 256 was accepted"
+		rc=1
+	}
+	return $rc
+}
+
+# --list prints the named job list and boots nothing, writes nothing.
+test_sweep_list_boots_nothing() {
+	local out pids="$TMP/list.pids" rc=0
+	: >"$pids"
+	fake_build "$TMP/build"
+	out=$(QEMU="$TESTS/fake-qemu.sh" FAKE_QEMU_PIDFILE="$pids" \
+		"$HARNESS/sweep-smp.sh" --list --accel tcg --kernel "$FIX/config-6.1-full" \
+		--config "$FIX/config-6.1-full" --build-dir "$TMP/build" \
+		--out "$TMP/listed" --cpus 1-3 --online 255 --possible "" 2>/dev/null) || {
+		echo "--list failed"
+		return 1
+	}
+	expect_eq "jobs" "$(cut -f1,2,9 <<<"$out" | sed -n 1,4p | tr '\t\n' ' ,')" \
+		"name=config-6.1-full-hotplug-001 tier=hotplug smp=1,maxcpus=1,name=config-6.1-full-hotplug-002 tier=hotplug smp=1,maxcpus=2,name=config-6.1-full-hotplug-003 tier=hotplug smp=1,maxcpus=3,name=config-6.1-full-online-255 tier=online smp=255," || rc=1
+	# 4 + 6 boots, and each default wide count a skip: no x2APIC here.
+	# The README's default wide lists: 256,288,384,512 online and
+	# 512,1024,2048,4096 hotplug, eight counts.
+	expect_eq "count" "$(wc -l <<<"$out")" 18 || rc=1
+	expect_eq "wide" "$(grep 'skip=the kernel lacks X86_X2APIC or IRQ_REMAP' <<<"$out" | cut -f1 | paste -sd' ')" \
+		"name=config-6.1-full-online-0256 name=config-6.1-full-online-0288 name=config-6.1-full-online-0384 name=config-6.1-full-online-0512 name=config-6.1-full-hotplug-0512 name=config-6.1-full-hotplug-1024 name=config-6.1-full-hotplug-2048 name=config-6.1-full-hotplug-4096" || rc=1
+	expect_eq "scenario" "$(grep 'maxcpus-2' <<<"$out" | cut -f1,12,14,15)" \
+		"name=config-6.1-full-maxcpus-2	append=maxcpus=2	online=2	pid_max=40960" || rc=1
+	[[ ! -s $pids && ! -e $TMP/listed ]] || {
+		echo "--list booted or wrote something"
+		rc=1
+	}
+	return $rc
+}
+
+test_sweep_bad_input_is_refused() {
+	local out rc=0 opt
+	for opt in "--cpus 1-300" "--jobs 0" "--variant huge" "--bogus" "--cpus" "--list extra" "--wide-hotplug 256"; do
+		# shellcheck disable=SC2086 # the words of opt are separate options
+		out=$("$HARNESS/sweep-smp.sh" $opt 2>&1) && rc=1
+		# shellcheck disable=SC2086
+		"$HARNESS/sweep-smp.sh" $opt >/dev/null 2>&1 || [[ $? == 2 ]] || {
+			echo "'$opt' did not exit 2: $out"
+			rc=1
+		}
+		[[ $out == *"Try 'sweep-smp.sh --help'."* ]] || {
+			echo "'$opt': $out"
+			rc=1
+		}
+	done
+	out=$("$HARNESS/sweep-smp.sh" --cpus 1-300 2>&1) || true
+	[[ $out == *"bad CPU list '1-300'"* ]] || {
+		echo "message: $out"
+		rc=1
+	}
+	if out=$("$HARNESS/sweep-smp.sh" --kernel "$TMP/none" 2>&1); then
+		echo "accepted a missing kernel"
+		rc=1
+	fi
+	[[ $out == *"--kernel $TMP/none is not readable"* ]] || {
+		echo "message: $out"
+		rc=1
+	}
+	return $rc
+}
+
+# Every script parses options one way: --help prints its usage text and
+# exits 0, a usage error exits 2.
+test_every_script_usage() {
+	local s rc=0 out
+	for s in "$HARNESS"/*.sh "$HARNESS/../ci/"*.sh; do
+		# (lib.sh is sourced; guest-init.sh is the guest's /init)
+		[[ $s == */lib.sh || $s == */guest-init.sh ]] && continue
+		out=$("$s" --help 2>&1) || {
+			echo "${s##*/} --help exits $?"
+			rc=1
+		}
+		[[ $out == Usage:* ]] || {
+			echo "${s##*/} --help: $(head -n 1 <<<"$out")"
+			rc=1
+		}
+		"$s" --no-such-option >/dev/null 2>&1 || [[ $? == 2 ]] || {
+			echo "${s##*/}: a bad option does not exit 2"
+			rc=1
+		}
+	done
+	return $rc
+}

@@ -131,6 +131,12 @@ main() {
 		done
 	} >"$txt"
 	mv "$txt" "$out/pid_budget.txt"
+	# The numbers stand without the picture.
+	if ! command -v gnuplot >/dev/null; then
+		rm -f "$out/pid_budget.fits.tmp"
+		info "no pid_budget.svg: gnuplot not found (apt-get install gnuplot-nox)"
+		return 0
+	fi
 	plot_budget "$out"
 }
 

@@ -1,118 +1,228 @@
 #!/bin/bash
 # test.sh - the project's test command (README.md; .ci/run calls it).
 #
-# Installs what it needs (as root), then runs, each as a step:
-#   lint               every shell script through shellcheck -S warning
-#   harness self-tests harness/tests/run-tests.sh (no VM)
-#   series checks      ci/check-series.sh on 6.1 and 6.12: patch --fuzz=0,
-#                      quilt push -a, checkpatch --strict
-#   kunit.py run       the suite through the kernel's own runner under UML
-#                      (ci/kunit-uml.sh)
-#   sweep 6.1          harness/sweep-smp.sh: both variants (full, small),
-#                      hotplug tier 1..255, online tier at 12 counts,
-#                      possible tier at 256, 4096, 4097 (NR_CPUS 8192)
-#   baseline 6.1       sweep-smp.sh --baseline: the same boots (a reduced
-#                      list of every tier) on stock kernels built without
-#                      the series; compare.csv beside the patched values
-#   wide 6.1           QEMU 10 (bookworm-backports, fetched, never
-#                      installed): 288 CPUs online, 512 and 1024 possible
-#   mutants            harness/mutants.sh: every deliberate fault caught
-#   sweep 6.12         the full variant on the other tree Debian ships,
-#                      online tier at 17 counts (its hotplug tier is a
-#                      SKIP under TCG)
-#   sweep debian       Debian's own kernel (--kernel debian): hotplug 1,
-#                      33, 255, online 1, 8, 32, 64 and possible 4097
-#   kunit.py parse     the kernel's own KTAP consumer reads the sweeps'
-#                      results.ktap (ci/kunit-parse.sh)
-# A step that fails does not stop the others. Ends with the sum of all
-# steps as "N passed, N failed" and exits non-zero if anything failed.
+# Installs what it needs (as root), then runs the steps named on its
+# command line, or every step of "all" (what CI runs) with none. Each
+# step is one command (see step_command below; --list prints them with
+# what each needs and about how long it takes); its counts come from its
+# closing "N passed, N failed, N skipped" line, or from its exit status.
+# A step that fails does not stop the others. Ends with a table of every
+# step (wall seconds, counts, exit status), written to STEPS.csv in the
+# results folder as well, and the sum as "N passed, N failed, N skipped";
+# exits non-zero if anything failed.
 set -euo pipefail
 
-# All of it in main(): bash reads the whole script before running any
-# of it, so editing a script during a long run cannot derail the run.
-main() {
-
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-cd "$REPO"
 # shellcheck source=harness/lib.sh
 . "$REPO/harness/lib.sh"
-USAGE="Usage: ci/test.sh
-Run everything CI runs (see the comment at the top of ci/test.sh);
-results in \$RESULTS_DIR (default results/ci)."
-parse_options "$USAGE" "" "$@"
-set -- "${OPTS[@]:1}"
-(($# == 0)) || usage_error "takes no operands"
-out=${RESULTS_DIR:-$REPO/results/ci}
 
-"$REPO/harness/deps.sh" test
+# The steps: NAME|NEEDS|ABOUT|WHAT. ABOUT is the wall time measured on
+# the 2-core machine of README.md (kernels built in the step that first
+# needs them, packages installed).
+STEPS=(
+	"shellcheck|shellcheck|10 s|every shell script through shellcheck -S warning"
+	"self-tests|bash, gawk, python3|1 min|harness/tests/run-tests.sh: the harness's own tests, no VM"
+	"series-6.1|linux-source-6.1, quilt|1 min|patch --fuzz=0, quilt push -a, checkpatch --strict"
+	"series-6.12|linux-source-6.12, quilt|1 min|the same on 6.12"
+	"kunit-uml|linux-source-6.1, gcc|4 min|the suite through the kernel's own kunit.py run under UML"
+	"sweep-6.1|QEMU, 4 kernel builds|28 min|both variants: hotplug 1..255, 12 online counts, possible 256,4096,4097"
+	"baseline-6.1|QEMU, 2 stock builds|6 min|a reduced list of every tier on patched and stock kernels, compare.csv"
+	"wide-6.1|QEMU 10 (fetched), 1 build|6 min|288 CPUs online, 512 and 1024 firmware-described possible CPUs"
+	"mutants-6.1|QEMU, mutant builds|8 min|harness/mutants.sh: every deliberate fault caught"
+	"sweep-6.12|QEMU, 1 build|5 min|the full variant on 6.12, 17 online counts"
+	"sweep-debian|QEMU, Debian's kernel (fetched)|2 min|--kernel debian: hotplug 1,33,255, online 1,8,32,64, possible 4097"
+	"kunit-parse|python3, kunit.py|10 s|the kernel's own KTAP consumer on the sweeps' results.ktap"
+	"boot-6.1|QEMU, 1 build|10 s|one real boot of 6.1 (hotplug 255)"
+	"boot-6.12|QEMU, 1 build|10 s|one real boot of 6.12 (online 64)"
+)
+# Named lists of steps. all: what CI runs. quick: a contributor's check,
+# under 5 minutes once the kernels are built.
+declare -A STEP_GROUPS=(
+	[all]="shellcheck self-tests series-6.1 series-6.12 kunit-uml sweep-6.1 baseline-6.1 wide-6.1 mutants-6.1 sweep-6.12 sweep-debian kunit-parse"
+	[quick]="shellcheck self-tests series-6.1 series-6.12 boot-6.1 boot-6.12"
+)
 
-passed=0 failed=0
-# step NAME CMD...: run CMD with its output shown; add the counts of its
-# "N passed, N failed" line, or count it as one test by its exit code.
-step() {
-	local name=$1 rc=0 last
-	shift
-	echo "=== $name: $*"
-	"$@" 2>&1 | tee "$REPO/.step.log" || rc=$?
-	last=$(tail -n 1 "$REPO/.step.log")
-	rm -f "$REPO/.step.log"
-	if [[ $last =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
-		passed=$((passed + BASH_REMATCH[1]))
-		failed=$((failed + BASH_REMATCH[2]))
-		((rc == 0 || BASH_REMATCH[2] > 0)) || failed=$((failed + 1))
-	elif ((rc == 0)); then
-		passed=$((passed + 1))
-	else
-		failed=$((failed + 1))
-	fi
-	echo "=== $name: exit $rc"
+USAGE="Usage: ci/test.sh [--list] [STEP|GROUP]...
+Run the named steps (default: the group all, what CI runs) and print a
+table of each step's wall seconds and counts, also written to
+\$RESULTS_DIR/steps.csv (default results/ci).
+Groups: all, quick (shellcheck, self-tests, series checks, one real
+boot per tree: under 5 minutes once the kernels are built).
+  --list  print every step, what it needs and about how long it takes"
+
+# step_command NAME OUT: set CMD to the step's command line, or SKIP to
+# the reason it cannot run.
+step_command() {
+	local out=$2
+	CMD=() SKIP=""
+	case $1 in
+	shellcheck)
+		local -a scripts
+		mapfile -t scripts < <(git -C "$REPO" ls-files '*.sh' .ci/run 2>/dev/null ||
+			find . -name '*.sh' -not -path './build/*' -not -path './results/*')
+		CMD=(shellcheck -S warning "${scripts[@]}")
+		;;
+	self-tests) CMD=(harness/tests/run-tests.sh) ;;
+	series-6.1) CMD=(ci/check-series.sh 6.1) ;;
+	series-6.12) CMD=(ci/check-series.sh 6.12) ;;
+	kunit-uml) CMD=(ci/kunit-uml.sh) ;;
+	# 6.1, both variants: every N in the hotplug tier and twelve online
+	# boots (the PID budget's points); the possible tier on a reduced list
+	# that still crosses every regime past QEMU's 255 (256, the last
+	# unclamped 4096, the clamped 4097): the 8192-id boot alone takes
+	# about 5 minutes here.
+	sweep-6.1)
+		CMD=(harness/sweep-smp.sh --tree 6.1 --variant all --out "$out/6.1"
+			--possible "256,4096,4097" --wide-online "" --wide-hotplug "")
+		;;
+	# The baseline: a reduced list of every tier and the scenarios, on the
+	# patched kernels and again on the same configurations built without
+	# the series; the exit status is the patched kernels'. The patched
+	# side repeats some boots of sweep-6.1 (about 2 minutes) so that the
+	# comparison is one run; 4096 ids is left to sweep-6.1.
+	baseline-6.1)
+		CMD=(harness/sweep-smp.sh --tree 6.1 --variant all --baseline
+			--out "$out/baseline-6.1" --cpus "1,33,255" --online "1,8,64" --possible "256,4097"
+			--wide-online "" --wide-hotplug "")
+		;;
+	# QEMU 10 from bookworm-backports (never installed), full variant (the
+	# default lists add 256, 384 and 512 online, 2048 and 4096 possible).
+	wide-6.1)
+		CMD=(harness/sweep-smp.sh --tree 6.1 --variant full --out "$out/wide-6.1"
+			--cpus "" --online "" --possible "" --scenarios no --wide-online 288
+			--wide-hotplug "512,1024")
+		;;
+	mutants-6.1) CMD=(harness/mutants.sh --tree 6.1 --out "$out/mutants") ;;
+	# Under TCG 6.12 sees no hotpluggable CPUs (tcg_counts_hotplug_cpus in
+	# harness/lib.sh): fully online boots cover every regime instead, and
+	# the hotplug tier is a SKIP with that reason.
+	sweep-6.12)
+		CMD=(harness/sweep-smp.sh --tree 6.12 --variant full --out "$out/6.12"
+			--online "1,2,4,5,8,16,31,32,33,34,37,38,64,100,128,200,255")
+		;;
+	sweep-debian)
+		CMD=(harness/sweep-smp.sh --kernel debian --out "$out/debian"
+			--cpus "1,33,255" --online "1,8,32,64" --possible 4097 --scenarios no
+			--wide-online "" --wide-hotplug "")
+		;;
+	kunit-parse)
+		local -a ktap=() d
+		for d in 6.1 6.12 debian wide-6.1; do
+			[[ ! -r $out/$d/results.ktap ]] || ktap+=("$out/$d/results.ktap")
+		done
+		((${#ktap[@]})) || SKIP="no sweep's results.ktap in $out: run a sweep step first"
+		CMD=(ci/kunit-parse.sh "${ktap[@]}")
+		;;
+	boot-6.1)
+		CMD=(harness/sweep-smp.sh --tree 6.1 --out "$out/boot-6.1" --cpus 255 --online ""
+			--possible "" --wide-online "" --wide-hotplug "" --scenarios no)
+		;;
+	boot-6.12)
+		CMD=(harness/sweep-smp.sh --tree 6.12 --out "$out/boot-6.12" --cpus "" --online 64
+			--possible "" --wide-online "" --wide-hotplug "" --scenarios no)
+		;;
+	*) return 1 ;;
+	esac
 }
 
-mapfile -t scripts < <(git ls-files '*.sh' .ci/run 2>/dev/null || find . -name '*.sh' -not -path './build/*')
-step shellcheck shellcheck -S warning "${scripts[@]}"
-step self-tests harness/tests/run-tests.sh
-step series-6.1 ci/check-series.sh 6.1
-step series-6.12 ci/check-series.sh 6.12
-step kunit-uml ci/kunit-uml.sh
-# 6.1, both variants: the default lists, every N in the hotplug tier
-# and twelve online boots (the PID budget's points).
-# The possible tier on a reduced list that still crosses every regime
-# past QEMU's 255 (256, the last unclamped 4096, the clamped 4097): the
-# 8192-id boot alone takes about 5 minutes here.
-step sweep-6.1 harness/sweep-smp.sh --tree 6.1 --variant all --out "$out/6.1" \
-	--possible 256,4096,4097 --wide-online "" --wide-hotplug ""
-# The baseline: a reduced list of every tier and the scenarios, booted on
-# the patched kernels and again on the same configurations built without
-# the series; the stock verdicts are reported, the exit status is the
-# patched kernels'. compare.csv shows where the two differ. The patched
-# side repeats some boots of sweep-6.1 (about 2 minutes) so that the
-# comparison is one run; 4096 ids is left to sweep-6.1 (48 s a boot).
-step baseline-6.1 harness/sweep-smp.sh --tree 6.1 --variant all --baseline \
-	--out "$out/baseline-6.1" --cpus 1,33,255 --online 1,8,64 --possible 256,4097 \
-	--wide-online "" --wide-hotplug ""
-# The wide tiers on a reduced list: QEMU 10 from bookworm-backports (never
-# installed), 288 CPUs online and 512 and 1024 firmware-described possible
-# CPUs, on the full variant (the default lists add 256, 384 and 512 online).
-step wide-6.1 harness/sweep-smp.sh --tree 6.1 --variant full --out "$out/wide-6.1" \
-	--cpus "" --online "" --possible "" --scenarios no --wide-online 288 --wide-hotplug 512,1024
-step mutants-6.1 harness/mutants.sh --tree 6.1 --out "$out/mutants"
-# 6.12, full variant. Under TCG 6.12 sees no hotpluggable CPUs (see
-# tcg_counts_hotplug_cpus in harness/lib.sh), so no hotplug tier: a
-# reduced list of fully online boots covers every regime instead, and
-# the hotplug tier is reported as a SKIP with that reason.
-step sweep-6.12 harness/sweep-smp.sh --tree 6.12 --variant full \
-	--out "$out/6.12" \
-	--online 1,2,4,5,8,16,31,32,33,34,37,38,64,100,128,200,255
-# Debian's own kernel (fetched, never installed): pid_max judged against
-# the formula, its PID budget beside the harness's kernel.
-step sweep-debian harness/sweep-smp.sh --kernel debian --out "$out/debian" \
-	--cpus 1,33,255 --online 1,8,32,64 --possible 4097 --scenarios no \
-	--wide-online "" --wide-hotplug ""
-step kunit-parse ci/kunit-parse.sh "$out/6.1/results.ktap" \
-	"$out/6.12/results.ktap" "$out/debian/results.ktap" "$out/wide-6.1/results.ktap"
+# run_step NAME OUT: run one step with its output shown; append its row
+# (name, seconds, passed, failed, skipped, exit) to ROWS.
+run_step() {
+	local name=$1 out=$2 rc=0 last p=0 f=0 s=0 t0 secs
+	local log="$out/$name.log"
+	step_command "$name" "$out"
+	t0=$(date +%s.%N)
+	if [[ -n $SKIP ]]; then
+		echo "=== $name: SKIP: $SKIP"
+		ROWS+=("$name,0,0,0,1,skip")
+		return 0
+	fi
+	echo "=== $name: ${CMD[*]}"
+	"${CMD[@]}" 2>&1 | tee "$log" || rc=$?
+	secs=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.0f", b - a }')
+	last=$(tail -n 1 "$log")
+	if [[ $last =~ $SUMMARY_RE ]]; then
+		p=${BASH_REMATCH[1]} f=${BASH_REMATCH[2]} s=${BASH_REMATCH[4]:-0}
+		# A step that fails with no failed test is one failure more.
+		((rc == 0 || f > 0)) || f=$((f + 1))
+	elif ((rc == 0)); then
+		p=1
+	else
+		f=1
+	fi
+	echo "=== $name: exit $rc, $secs s"
+	ROWS+=("$name,$secs,$p,$f,$s,$rc")
+}
 
-echo "$passed passed, $failed failed"
-((failed == 0))
+# list_steps: every step, its needs, its time, what it does.
+list_steps() {
+	local row name needs about what g
+	printf '%-13s %-7s %-34s %s\n' STEP ABOUT NEEDS WHAT
+	for row in "${STEPS[@]}"; do
+		IFS='|' read -r name needs about what <<<"$row"
+		printf '%-13s %-7s %-34s %s\n' "$name" "$about" "$needs" "$what"
+	done
+	for g in all quick; do
+		printf 'group %s: %s\n' "$g" "${STEP_GROUPS[$g]}"
+	done
+}
+
+# print_table CSV: the steps' table and the sum.
+print_table() {
+	awk -F, 'NR == 1 { printf "%-13s %8s %7s %7s %8s %5s\n", "step", "seconds", "passed", "failed", "skipped", "exit"; next }
+		{ printf "%-13s %8s %7s %7s %8s %5s\n", $1, $2, $3, $4, $5, $6
+		  t += $2; p += $3; f += $4; s += $5 }
+		END { printf "%-13s %8d %7d %7d %8d\n", "total", t, p, f, s }' "$1"
+}
+
+main() {
+	local list=0 a name known
+	parse_options "$USAGE" "list" "$@"
+	set -- "${OPTS[@]}"
+	while [[ $1 != -- ]]; do
+		case $1 in
+		--list) list=1 ;;
+		esac
+		shift
+	done
+	shift
+	if ((list)); then
+		(($# == 0)) || usage_error "--list takes no operands"
+		list_steps
+		return 0
+	fi
+	(($#)) || set -- all
+	local -a names=()
+	for a; do
+		if [[ -n ${STEP_GROUPS[$a]:-} ]]; then
+			# shellcheck disable=SC2206 # a group is a list of words
+			names+=(${STEP_GROUPS[$a]})
+			continue
+		fi
+		known=0
+		for name in "${STEPS[@]}"; do
+			[[ ${name%%|*} == "$a" ]] && known=1
+		done
+		((known)) || usage_error "no step or group '$a' (ci/test.sh --list)"
+		names+=("$a")
+	done
+
+	cd "$REPO"
+	local out=${RESULTS_DIR:-$REPO/results/ci}
+	mkdir -p "$out"
+	out=$(cd "$out" && pwd)
+	"$REPO/harness/deps.sh" test
+	ROWS=()
+	for name in "${names[@]}"; do
+		run_step "$name" "$out"
+	done
+	printf '%s\n' "step,seconds,passed,failed,skipped,exit" "${ROWS[@]}" >"$out/steps.csv"
+	print_table "$out/steps.csv"
+	echo "(steps and seconds also in $out/steps.csv)"
+	local p f s
+	read -r p f s < <(awk -F, 'NR > 1 { p += $3; f += $4; s += $5 } END { print p + 0, f + 0, s + 0 }' "$out/steps.csv")
+	summary_line "$p" "$f" "$s"
+	((f == 0))
 }
 
 main "$@"

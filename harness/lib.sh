@@ -246,6 +246,30 @@ tcg_counts_hotplug_cpus() {
 	((major < 6 || (major == 6 && minor < 3)))
 }
 
+# --- what a kernel can boot ------------------------------------------
+# Answered from its .config alone, the same for a kernel built by the
+# sweep and for any --kernel FILE.
+
+# kernel_initrd CONFIG INITRD: how the jobs of a kernel give the guest
+# its initramfs: "builtin" when the kernel carries one
+# (CONFIG_INITRAMFS_SOURCE set: the wide kernels, since an -initrd
+# overwrites SeaBIOS's ACPI tables past about 1000 CPUs), else INITRD.
+kernel_initrd() {
+	local src
+	src=$(kconfig_get "$1" INITRAMFS_SOURCE)
+	if [[ $src == n || $src == '""' ]]; then
+		echo "$2"
+	else
+		echo builtin
+	fi
+}
+
+# kernel_boots_wide CONFIG: true when the kernel takes APIC IDs of 255
+# and up, as the wide tiers give it (X86_X2APIC with IRQ_REMAP).
+kernel_boots_wide() {
+	[[ $(kconfig_get "$1" X86_X2APIC) == y && $(kconfig_get "$1" IRQ_REMAP) == y ]]
+}
+
 # expected_vars CPUS BASE_SMALL IS_64BIT: set EXP_MAX, EXP_MIN, EXP_LIMIT
 # and EXP_CLAMPED to what the patched kernel must compute for CPUS CPU
 # ids on x86 (4 KiB pages):

@@ -37,6 +37,8 @@ Print the job list of one kernel, a boot a line:
              guest checks on 64 CPUs, sysctl.kernel.pid_max= in and out
              of range, nr_cpus=40, possible_cpus=40 and maxcpus=2
 LIST is like 1,2,32-34,255 or all; \"\" plans no boot of that tier.
+--initrd is the guests' initramfs, unless the kernel carries its own
+(CONFIG_INITRAMFS_SOURCE): then every job has initrd=builtin.
 A tier that cannot run on this kernel and accelerator is one job with
 a skip field and the reason; a --cpus LIST given for it is an error.
 --label names the kernel in every boot name (default: the kernel's
@@ -95,7 +97,8 @@ main() {
 	[[ -n $label ]] || label=$(basename "$kernel")
 	[[ $label =~ ^[A-Za-z0-9._+-]+$ ]] ||
 		usage_error "--label '$label': use letters, digits and . _ + - only"
-	job_kernel "$kernel" "$config" "$initrd" "$label" "$accel" "$series" ||
+	# A kernel with its initramfs inside boots without -initrd.
+	job_kernel "$kernel" "$config" "$(kernel_initrd "$config" "$initrd")" "$label" "$accel" "$series" ||
 		die "cannot plan for $config"
 
 	# Under TCG a kernel since 6.3 sees only QEMU's present CPUs (see
@@ -181,7 +184,7 @@ wide_tiers() {
 	[[ -n $1$2 ]] || return 0
 	nr_cpus=$(kconfig_get "$3" NR_CPUS)
 	[[ $nr_cpus =~ ^[0-9]+$ ]] || nr_cpus=1
-	if [[ $(kconfig_get "$3" X86_X2APIC) != y || $(kconfig_get "$3" IRQ_REMAP) != y ]]; then
+	if ! kernel_boots_wide "$3"; then
 		why="the kernel lacks X86_X2APIC or IRQ_REMAP: it ignores APIC IDs of 255 and up (VARIANT-maxsmp-wide has them)"
 	elif [[ -z $4 ]]; then
 		why="no QEMU for more than 255 CPUs: QEMU 10 from bookworm-backports is unavailable (harness/fetch-qemu.sh)"

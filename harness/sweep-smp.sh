@@ -198,8 +198,8 @@ fi
 # interrupt remapping); unreachable, they are skips (exit 3).
 local wide_qemu="" rc=0
 for i in "${!kernels[@]}"; do
-	[[ -n $wide_online$wide_hotplug && ${tiers[i]} == @(wide|all) &&
-		$(kconfig_get "${configs[i]}" IRQ_REMAP) == y ]] || continue
+	[[ -n $wide_online$wide_hotplug && ${tiers[i]} == @(wide|all) ]] &&
+		kernel_boots_wide "${configs[i]}" || continue
 	wide_qemu=$("$HARNESS/fetch-qemu.sh" "$build") || rc=$?
 	((rc == 0 || rc == 3)) || die "fetch-qemu.sh failed (see above)"
 	break
@@ -238,7 +238,7 @@ for i in "${!kernels[@]}"; do
 	*) tier_opts=("${cpus_opt[@]}" --online "$online_list" --scenarios "$scenarios" --possible "$possible_list" "${wide_opts[@]}") ;;
 	esac
 	"$HARNESS/plan.sh" --kernel "${kernels[i]}" --config "${configs[i]}" \
-		--initrd "$([[ ${tiers[i]} == wide ]] && echo builtin || echo "$initrd")" --label "${labels[i]}" --accel "$accel" --series "$series" \
+		--initrd "$initrd" --label "${labels[i]}" --accel "$accel" --series "$series" \
 		"${tier_opts[@]}" >>"$plan"
 done
 if ((list)); then

@@ -152,3 +152,28 @@ test_every_script_usage() {
 	done
 	return $rc
 }
+
+# What a kernel can boot comes from its .config alone: a kernel that
+# carries its initramfs (the wide kernels) gets initrd=builtin in every
+# job, built by the sweep or not; x2APIC without interrupt remapping
+# boots no wide tier.
+test_plan_from_config_alone() {
+	local rc=0 cfg="$TMP/config-wide" out
+	{
+		sed 's/^CONFIG_NR_CPUS=.*/CONFIG_NR_CPUS=8192/; /^CONFIG_INITRAMFS_SOURCE=/d' "$FIX/config-6.1-full-kunit"
+		printf 'CONFIG_X86_X2APIC=y\nCONFIG_IRQ_REMAP=y\nCONFIG_INITRAMFS_SOURCE="/b/initramfs.cpio"\n'
+	} >"$cfg"
+	out=$("$HARNESS/plan.sh" --kernel /k --config "$cfg" --initrd /i --label w \
+		--cpus 3 --online "" --scenarios no --wide-hotplug 1024 --wide-qemu /q10)
+	expect_eq "builtin" "$(grep -o $'\tinitrd=[^\t]*' <<<"$out" | paste -sd' ')" \
+		"$(printf '\tinitrd=builtin \tinitrd=builtin')" || rc=1
+	out=$("$HARNESS/plan.sh" --kernel /k --config "$FIX/config-6.1-full" --initrd /i \
+		--cpus 3 --online "" --scenarios no)
+	expect_eq "-initrd" "$(grep -o $'\tinitrd=[^\t]*' <<<"$out")" "$(printf '\tinitrd=/i')" || rc=1
+	sed -i '/^CONFIG_IRQ_REMAP=/d' "$cfg"
+	out=$("$HARNESS/plan.sh" --kernel /k --config "$cfg" --initrd /i --label w \
+		--cpus "" --online "" --scenarios no --wide-hotplug 1024 --wide-qemu /q10)
+	expect_eq "no IRQ_REMAP" "$(cut -f5 <<<"$out")" \
+		"skip=the kernel lacks X86_X2APIC or IRQ_REMAP: it ignores APIC IDs of 255 and up (VARIANT-maxsmp-wide has them)" || rc=1
+	return $rc
+}

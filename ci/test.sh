@@ -89,8 +89,7 @@ step_command() {
 	# default lists add 256, 384 and 512 online, 2048 and 4096 possible).
 	wide-6.1)
 		CMD=(harness/sweep-smp.sh --tree 6.1 --variant full --out "$out/wide-6.1"
-			--cpus "" --online "" --possible "" --scenarios no --wide-online 288
-			--wide-hotplug "512,1024")
+			--only wide-online:288 --only "wide-hotplug:512,1024")
 		;;
 	mutants-6.1) CMD=(harness/mutants.sh --tree 6.1 --out "$out/mutants") ;;
 	# Under TCG 6.12 sees no hotpluggable CPUs (tcg_counts_hotplug_cpus in
@@ -102,8 +101,7 @@ step_command() {
 		;;
 	sweep-debian)
 		CMD=(harness/sweep-smp.sh --kernel debian --out "$out/debian"
-			--cpus "1,33,255" --online "1,8,32,64" --possible 4097 --scenarios no
-			--wide-online "" --wide-hotplug "")
+			--only "hotplug:1,33,255" --only "online:1,8,32,64" --only possible:4097)
 		;;
 	kunit-parse)
 		local -a ktap=() d
@@ -114,12 +112,10 @@ step_command() {
 		CMD=(ci/kunit-parse.sh "${ktap[@]}")
 		;;
 	boot-6.1)
-		CMD=(harness/sweep-smp.sh --tree 6.1 --out "$out/boot-6.1" --cpus 255 --online ""
-			--possible "" --wide-online "" --wide-hotplug "" --scenarios no)
+		CMD=(harness/sweep-smp.sh --tree 6.1 --out "$out/boot-6.1" --only hotplug:255)
 		;;
 	boot-6.12)
-		CMD=(harness/sweep-smp.sh --tree 6.12 --out "$out/boot-6.12" --cpus "" --online 64
-			--possible "" --wide-online "" --wide-hotplug "" --scenarios no)
+		CMD=(harness/sweep-smp.sh --tree 6.12 --out "$out/boot-6.12" --only online:64)
 		;;
 	*) return 1 ;;
 	esac

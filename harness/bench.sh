@@ -81,8 +81,7 @@ tier_rows() {
 	local name=$1 ns=$2 target=$3 t n
 	shift 3
 	t=$(now)
-	"$HARNESS/sweep-smp.sh" --variant full --cpus "" --online "" --possible "" \
-		--wide-online "" --wide-hotplug "" --scenarios no --accel tcg "$@" \
+	"$HARNESS/sweep-smp.sh" --variant full --accel tcg "$@" \
 		--build-dir "$build" --out "$out/$name-tier" >"$out/$name-tier.log" 2>&1 ||
 		die "the $name tier failed: $out/$name-tier.log"
 	row "${name}_tier" "$(elapsed "$t")" 1 "$target"
@@ -151,7 +150,7 @@ row hotplug_tier_1_255 "$(elapsed "$t")" 1 240
 t=$(now)
 "$HARNESS/build-kernel.sh" "$build" 6.1 full-maxsmp >/dev/null
 row cold_build_maxsmp "$(elapsed "$t")" 1 ""
-tier_rows possible "$DEFAULT_POSSIBLE" 300 --possible "$DEFAULT_POSSIBLE"
+tier_rows possible "$DEFAULT_POSSIBLE" 300 --only "possible:$DEFAULT_POSSIBLE"
 
 # 7. The wide tiers: QEMU 10 fetched, the wide build, one 288-online and
 #    one 512-possible boot; skipped when bookworm-backports is out of
@@ -160,7 +159,7 @@ if "$HARNESS/fetch-qemu.sh" "$build" >/dev/null; then
 	t=$(now)
 	"$HARNESS/build-kernel.sh" "$build" 6.1 full-maxsmp-wide >/dev/null
 	row cold_build_wide "$(elapsed "$t")" 1 ""
-	tier_rows wide "288 512" "" --wide-online 288 --wide-hotplug 512
+	tier_rows wide "288 512" "" --only wide-online:288 --only wide-hotplug:512
 else
 	info "no QEMU 10: the wide figures are left out"
 fi

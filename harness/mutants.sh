@@ -112,8 +112,7 @@ for m in "${mutants[@]}"; do
 			continue
 		fi
 		"$HARNESS/sweep-smp.sh" --kernel "$kdir/vmlinux" --accel "$accel" \
-			--cpus "$HOTPLUG" --online "${online:-$ONLINE}" --possible "" --scenarios no \
-			--wide-online "" --wide-hotplug "" --build-dir "$build" \
+			--only "hotplug:$HOTPLUG" --only "online:${online:-$ONLINE}" --build-dir "$build" \
 			--out "$out/$name/$v" >"$out/$name-$v.sweep.log" 2>&1 || true
 		dirs=("$out/$name/$v")
 		if [[ -n $possible ]]; then
@@ -122,8 +121,7 @@ for m in "${mutants[@]}"; do
 				built=0
 			fi
 			"$HARNESS/sweep-smp.sh" --kernel "$kdir/vmlinux" --accel "$accel" \
-				--cpus "" --online "" --possible "$possible" --scenarios no \
-				--wide-online "" --wide-hotplug "" --build-dir "$build" \
+				--only "possible:$possible" --build-dir "$build" \
 				--out "$out/$name/$v-maxsmp" >"$out/$name-$v-maxsmp.sweep.log" 2>&1 || true
 			dirs+=("$out/$name/$v-maxsmp")
 		fi

@@ -25,18 +25,25 @@ REPO=$(dirname "$HARNESS")
 . "$HARNESS/lib.sh"
 
 USAGE="Usage: harness/sweep-smp.sh [OPTION]...
-Boot QEMU guests with 1..255 possible CPUs and check that pid_max is
+Boot QEMU guests with 1 to 8192 possible CPUs and check that pid_max is
 max(32768, 1024 * nr_cpu_ids) clamped to PID_MAX_LIMIT in each.
 
-Three tiers (none puts a pid_max setting on the kernel command line),
+Five tiers (none puts a pid_max setting on the kernel command line),
 and six scenario boots:
-  hotplug   -smp 1,maxcpus=N: N possible CPUs, one online (fast)
-  online    -smp N: all N CPUs online
+  hotplug   -smp 1,maxcpus=N: N possible CPUs, one online (fast), 1..255
+  online    -smp N: all N CPUs online, 1..255
   possible  -smp 1 and the kernel parameter possible_cpus=N: N CPU ids
             no firmware describes, one online, up to 8192, on kernels
             built with NR_CPUS 8192 (VARIANT-maxsmp)
+  wide-online, wide-hotplug  past 255 CPUs the firmware describes, up
+            to 4096, on QEMU 10 (see --wide-online, --wide-hotplug)
 
 Options:
+  --only TIER:LIST boot only these tiers, each at its LIST (repeatable;
+                   every tier not named is off): hotplug, online,
+                   possible, wide-online, wide-hotplug, and scenarios
+                   (no LIST). One boot: --only online:8. Not with the
+                   tiers' own options below
   --cpus LIST      hotplug tier CPU counts (default: all = 1-255);
                    LIST is like 1,2,32-34,255; \"\" skips the tier
   --online LIST    online tier CPU counts
@@ -93,11 +100,15 @@ harness/report.sh DIR judges a finished folder again without booting."
 local cpus_list=all cpus_given=0 online_list=$DEFAULT_ONLINE jobs=2
 local possible_list=$DEFAULT_POSSIBLE wide_online=$DEFAULT_WIDE_ONLINE wide_hotplug=$DEFAULT_WIDE_HOTPLUG
 local kernel="" config="" tree=6.1 variant=full accel=auto scenarios=yes
-local build="$REPO/build" out="" list=0 shard="" baseline=0
-parse_options "$USAGE" "cpus:,online:,possible:,jobs:,kernel:,config:,tree:,variant:,accel:,scenarios:,build-dir:,out:,list,shard:,baseline,wide-online:,wide-hotplug:" "$@"
+local build="$REPO/build" out="" list=0 shard="" baseline=0 tier_given=""
+local -a only=()
+parse_options "$USAGE" "only:,cpus:,online:,possible:,jobs:,kernel:,config:,tree:,variant:,accel:,scenarios:,build-dir:,out:,list,shard:,baseline,wide-online:,wide-hotplug:" "$@"
 set -- "${OPTS[@]}"
 while (($#)); do
 	case $1 in
+	--only) only+=("$2") ;;
+	--cpus | --online | --possible | --wide-online | --wide-hotplug | --scenarios)
+		tier_given=$1 ;;&
 	--cpus) cpus_list=$2 cpus_given=1 ;;
 	--online) online_list=$2 ;;
 	--possible) possible_list=$2 ;;
@@ -122,6 +133,10 @@ done
 
 # Check every input before anything is built or booted.
 (($# == 0)) || usage_error "unexpected operand '$1'"
+if ((${#only[@]})); then
+	[[ -z $tier_given ]] || usage_error "--only and $tier_given: name every tier with --only"
+	only_tiers "${only[@]}"
+fi
 parse_cpu_list "$cpus_list" >/dev/null || usage_error "--cpus: see above"
 parse_cpu_list "$online_list" >/dev/null || usage_error "--online: see above"
 parse_cpu_list "$possible_list" "$MAX_NR_CPUS" >/dev/null || usage_error "--possible: see above"
@@ -283,6 +298,25 @@ if ((baseline)); then
 fi
 echo "$summary"
 [[ $summary =~ $SUMMARY_RE ]] && ((BASH_REMATCH[2] == 0))
+}
+
+# only_tiers TIER:LIST...: --only: every tier off, then each one named
+# on at its LIST (sets the tier options of main).
+only_tiers() {
+	local t
+	cpus_list="" cpus_given=1 online_list="" possible_list="" scenarios=no
+	wide_online="" wide_hotplug=""
+	for t; do
+		case $t in
+		hotplug:*) cpus_list=${t#*:} ;;
+		online:*) online_list=${t#*:} ;;
+		possible:*) possible_list=${t#*:} ;;
+		wide-online:*) wide_online=${t#*:} ;;
+		wide-hotplug:*) wide_hotplug=${t#*:} ;;
+		scenarios) scenarios=yes ;;
+		*) usage_error "--only wants TIER:LIST (hotplug, online, possible, wide-online, wide-hotplug) or scenarios, not '$t'" ;;
+		esac
+	done
 }
 
 main "$@"

@@ -177,3 +177,22 @@ test_plan_from_config_alone() {
 		"skip=the kernel lacks X86_X2APIC or IRQ_REMAP: it ignores APIC IDs of 255 and up (VARIANT-maxsmp-wide has them)" || rc=1
 	return $rc
 }
+
+# --only: one short command for one boot; every tier not named is off.
+test_sweep_only_tiers() {
+	local rc=0 out
+	fake_build "$TMP/build"
+	only() {
+		"$HARNESS/sweep-smp.sh" --list --accel tcg --kernel "$FIX/config-6.1-full" \
+			--config "$FIX/config-6.1-full" --build-dir "$TMP/build" "$@" 2>/dev/null | cut -f1
+	}
+	expect_eq "one boot" "$(only --only online:8)" "name=config-6.1-full-online-008" || rc=1
+	expect_eq "two tiers" "$(only --only hotplug:1,255 --only possible:256 | paste -sd' ')" \
+		"name=config-6.1-full-hotplug-001 name=config-6.1-full-hotplug-255 name=config-6.1-full-possible-0256" || rc=1
+	expect_eq "scenarios" "$(only --only scenarios | wc -l)" 6 || rc=1
+	must_fail "--only and --cpus: name every tier with --only" \
+		"$HARNESS/sweep-smp.sh" --only online:8 --cpus 3 || rc=1
+	must_fail "--only wants TIER:LIST" "$HARNESS/sweep-smp.sh" --only bogus:1 || rc=1
+	must_fail "bad CPU list '300'" "$HARNESS/sweep-smp.sh" --only online:300 || rc=1
+	return $rc
+}

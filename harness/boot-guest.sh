@@ -63,8 +63,9 @@ append+=" rcupdate.rcu_cpu_stall_timeout=120 panic=-1"
 append+=${job[append]:+ ${job[append]}}
 
 rm -f "$log" "$log.meta"
-qpid=
+qpid="" spid=""
 cleanup() {
+	[[ -z $spid ]] || kill "$spid" 2>/dev/null
 	if [[ -n $qpid ]]; then
 		kill -KILL "$qpid" 2>/dev/null
 		wait "$qpid" 2>/dev/null
@@ -101,20 +102,24 @@ start=$(date +%s.%N)
 	</dev/null >"$log.qemu" 2>&1 &
 qpid=$!
 
-# The watchdog: poll the guest, kill it by its own pid at the timeout.
-timed_out=0
-deadline=$(($(date +%s) + timeout))
-while kill -0 "$qpid" 2>/dev/null; do
-	if (($(date +%s) >= deadline)); then
-		kill -KILL "$qpid" 2>/dev/null || true
-		timed_out=1
-		break
-	fi
-	sleep 0.1
-done
-rc=0
+# The watchdog: a sleep of the timeout beside the guest; whichever ends
+# first is reaped at once (no polling), and a guest still running when
+# the sleep ends is killed by its own pid.
+sleep "$timeout" &
+spid=$!
+timed_out=0 rc=0 first=""
 # (braces: keep the shell's own "Killed" notice out of the output)
-{ wait "$qpid" || rc=$?; } 2>/dev/null
+{ wait -n -p first "$qpid" "$spid" || rc=$?; } 2>/dev/null
+if [[ $first == "$spid" ]]; then
+	spid=
+	kill -KILL "$qpid" 2>/dev/null || true
+	timed_out=1 rc=0
+	{ wait "$qpid" || rc=$?; } 2>/dev/null
+else
+	kill "$spid" 2>/dev/null || true
+	wait "$spid" 2>/dev/null || true
+	spid=
+fi
 qpid=
 end=$(date +%s.%N)
 touch "$log"

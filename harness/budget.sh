@@ -28,7 +28,7 @@ the online-tier boots of each DIR/jobs and their console logs, into OUT
 (default: the first DIR). Several DIRs put kernels side by side."
 
 main() {
-	local out="" dir line record
+	local out="" dir line parser
 	local -A j=() r=()
 	parse_options "$USAGE" "out:" "$@"
 	set -- "${OPTS[@]}"
@@ -45,6 +45,7 @@ main() {
 	done
 	mkdir -p "$out"
 	rm -f "$out"/pid_budget.{csv,txt,svg,png}
+	parser=$(parser_id)
 
 	local csv="$out/pid_budget.csv.tmp" jobs="$out/pid_budget.jobs.tmp"
 	echo "boot,kernel,online,possible,last_pid_at_init,tasks,kthreads" >"$csv"
@@ -54,8 +55,8 @@ main() {
 			kv_load j "$line"
 			[[ ${j[tier]:-} == @(online|wide-online) && -z ${j[skip]:-} && -e $dir/boots/${j[name]}.log ]] || continue
 			echo "$line" >>"$jobs"
-			record=$("$HARNESS/parse-console.sh" "$dir/boots/${j[name]}.log")
-			kv_load r "$record"
+			boot_record "$dir/boots/${j[name]}.log" "$parser" || die "parse-console.sh failed on ${j[name]}"
+			kv_load r "$BOOT_RECORD"
 			[[ ${r[last_pid_at_init]:-none} =~ ^[0-9]+$ && ${r[online]:-none} =~ ^[0-9]+$ ]] || continue
 			echo "${j[name]},${j[label]},${r[online]},${r[possible]},${r[last_pid_at_init]},${r[tasks]},${r[kthreads]}" >>"$csv"
 		done <"$dir/jobs"

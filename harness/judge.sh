@@ -14,17 +14,35 @@
 # from the job; nothing is recomputed here and nothing is read back
 # from the guest as an expectation. A boot passes only when no check
 # failed (the vmtest.sh rule: a guest fails until it proves success).
+#
+# Sourced (report.sh, run-jobs.sh), it only defines judge_boot, which
+# judges in the caller's shell, without a process per boot.
 set -euo pipefail
 
 # shellcheck source=harness/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-USAGE="Usage: harness/judge.sh JOB RECORD
-Judge one boot's RECORD (parse-console.sh) against its JOB line."
 
-main() {
-	parse_options "$USAGE" "" "$@"
-	set -- "${OPTS[@]:1}"
-	(($# == 2)) || usage_error "expects JOB and RECORD"
+# judge_check NAME RESULT [REASON]: one check's line into JUDGE_LINES,
+# its reason into JUDGE_REASONS when it failed.
+judge_check() {
+	local l
+	kv_join l "check=$1" "result=$2" "reason=${3:-}"
+	JUDGE_LINES+=("$l")
+	[[ $2 != fail ]] || JUDGE_REASONS+=("${3:-$1}")
+}
+
+# judge_expect NAME WHAT GOT WANT: ok when GOT is WANT.
+judge_expect() {
+	if [[ $3 == "$4" ]]; then
+		judge_check "$1" ok
+	else
+		judge_check "$1" fail "$2 $3, expected $4"
+	fi
+}
+
+# judge_boot JOB RECORD: JUDGE_LINES, the verdict line first, then a
+# line per check (the format at the top of this file).
+judge_boot() {
 	local -A j=() r=()
 	kv_load j "$1"
 	kv_load r "$2"
@@ -35,113 +53,110 @@ main() {
 		[[ -n ${j[$key]:-} ]] || die "the job lacks its $key field"
 	done
 
-	local -a lines=() reasons=()
-	# check NAME RESULT [REASON]
-	check() {
-		lines+=("$(kv_line "check=$1" "result=$2" "reason=${3:-}")")
-		[[ $2 != fail ]] || reasons+=("${3:-$1}")
-	}
-	# expect NAME WHAT GOT WANT: ok when GOT is WANT.
-	expect() {
-		if [[ $3 == "$4" ]]; then
-			check "$1" ok
-		else
-			check "$1" fail "$2 $3, expected $4"
-		fi
-	}
+	JUDGE_LINES=() JUDGE_REASONS=()
 
 	if [[ ${r[timed_out]:-0} == 1 ]]; then
-		check timeout fail "TIMEOUT: guest killed after ${r[seconds]:-?}s"
+		judge_check timeout fail "TIMEOUT: guest killed after ${r[seconds]:-?}s"
 	else
-		check timeout ok
+		judge_check timeout ok
 	fi
 	if [[ ${r[panic]:-0} == 1 ]]; then
-		check panic fail "PANIC: the kernel panicked: ${r[panic_msg]:-none}"
+		judge_check panic fail "PANIC: the kernel panicked: ${r[panic_msg]:-none}"
 	else
-		check panic ok
+		judge_check panic ok
 	fi
 	if [[ ${r[begin]:-0} != 1 ]]; then
-		check final_marker fail "the guest's init never reported (qemu exit ${r[qemu_exit]:-none})"
+		judge_check final_marker fail "the guest's init never reported (qemu exit ${r[qemu_exit]:-none})"
 	elif [[ ${r[end]:-0} != 1 ]]; then
-		check final_marker fail "no final marker: the guest stopped before its checks ended"
+		judge_check final_marker fail "no final marker: the guest stopped before its checks ended"
 	else
-		check final_marker ok
+		judge_check final_marker ok
 	fi
 	if [[ ${r[notoks]:-0} != 0 ]]; then
-		check guest_checks fail "guest checks failed: ${r[failed]:-?}"
+		judge_check guest_checks fail "guest checks failed: ${r[failed]:-?}"
 	elif [[ ${r[plan]:-none} == none || ${r[oks]:-0} != "${r[plan]}" ]]; then
-		check guest_checks fail "${r[oks]:-0} guest results for a plan of ${r[plan]:-none}"
+		judge_check guest_checks fail "${r[oks]:-0} guest results for a plan of ${r[plan]:-none}"
 	else
-		check guest_checks ok
+		judge_check guest_checks ok
 	fi
-	local missing
+	kunit_missing "${r[kunit_passed]:-}"
 	if [[ ${j[kunit]} != 1 ]]; then
-		check kunit skip "the kernel is built without CONFIG_PID_MAX_KUNIT_TEST"
+		judge_check kunit skip "the kernel is built without CONFIG_PID_MAX_KUNIT_TEST"
 	elif [[ ${r[kunit]:-none} != ok || ${r[kunit_notoks]:-0} != 0 ]]; then
-		check kunit fail "KUnit suite pid_max: ${r[kunit]:-none}, failed cases: ${r[kunit_failed]:-none}"
+		judge_check kunit fail "KUnit suite pid_max: ${r[kunit]:-none}, failed cases: ${r[kunit_failed]:-none}"
 	elif [[ ${r[kunit_oks]:-0} != "${r[kunit_plan]:-none}" ]]; then
-		check kunit fail "KUnit suite pid_max: ${r[kunit_oks]:-0} results for a plan of ${r[kunit_plan]:-none}"
-	elif missing=$(kunit_missing "${r[kunit_passed]:-}") && [[ -n $missing ]]; then
-		check kunit fail "KUnit suite pid_max: case $missing is missing"
+		judge_check kunit fail "KUnit suite pid_max: ${r[kunit_oks]:-0} results for a plan of ${r[kunit_plan]:-none}"
+	elif [[ -n $KUNIT_MISSING ]]; then
+		judge_check kunit fail "KUnit suite pid_max: case $KUNIT_MISSING is missing"
 	else
-		check kunit ok
+		judge_check kunit ok
 	fi
 	if [[ ${r[oops]:-0} == 1 ]]; then
-		check log_scan fail "the console shows an oops, BUG or WARNING"
+		judge_check log_scan fail "the console shows an oops, BUG or WARNING"
 	else
-		check log_scan ok
+		judge_check log_scan ok
 	fi
-	expect possible_cpus "possible CPUs" "${r[possible]:-none}" "${j[possible]}"
+	judge_expect possible_cpus "possible CPUs" "${r[possible]:-none}" "${j[possible]}"
 	if [[ ${r[online]:-none} == none && ${r[brought_up]:-none} != none &&
 		${r[brought_up]} != "${j[online]}" ]]; then
 		# x86 brings its CPUs up in id order: the ones after the last
 		# one up never came.
-		check online_cpus fail "online CPUs none, expected ${j[online]}: the kernel brought up ${r[brought_up]}, CPUs ${r[brought_up]}-$((j[online] - 1)) never came up"
+		judge_check online_cpus fail "online CPUs none, expected ${j[online]}: the kernel brought up ${r[brought_up]}, CPUs ${r[brought_up]}-$((j[online] - 1)) never came up"
 	else
-		expect online_cpus "online CPUs" "${r[online]:-none}" "${j[online]}"
+		judge_expect online_cpus "online CPUs" "${r[online]:-none}" "${j[online]}"
 	fi
-	expect pid_max pid_max "${r[pid_max]:-none}" "${j[pid_max]}"
+	judge_expect pid_max pid_max "${r[pid_max]:-none}" "${j[pid_max]}"
 	local lmin=${r[line_min]:-none} ldef=${r[line_default]:-none}
 	if [[ ${r[pid_max_min]:-none} == none && $lmin =~ ^[0-9]+$ && $ldef =~ ^[0-9]+$ ]] &&
 		((lmin > ldef)); then
 		# Stock 6.1 with BASE_SMALL and more than 4096 CPU ids: the
 		# sysctl's range is empty, so the guest's probe finds nothing.
-		check pid_max_min fail "pid_max_min none, expected ${j[pid_max_min]}: no value is writable, the boot line's minimum $lmin lies above pid_max $ldef"
+		judge_check pid_max_min fail "pid_max_min none, expected ${j[pid_max_min]}: no value is writable, the boot line's minimum $lmin lies above pid_max $ldef"
 	else
-		expect pid_max_min pid_max_min "${r[pid_max_min]:-none}" "${j[pid_max_min]}"
+		judge_expect pid_max_min pid_max_min "${r[pid_max_min]:-none}" "${j[pid_max_min]}"
 	fi
-	expect pid_max_max pid_max_max "${r[pid_max_max]:-none}" "${j[pid_max_max]}"
-	expect boot_line "boot line default/minimum" \
+	judge_expect pid_max_max pid_max_max "${r[pid_max_max]:-none}" "${j[pid_max_max]}"
+	judge_expect boot_line "boot line default/minimum" \
 		"${r[line_default]:-none}/${r[line_min]:-none}" "${j[line_default]}/${j[line_min]}"
 	# The series adds the inputs to the line; a kernel that may lack the
 	# series (series=auto: any --kernel) and prints the stock line
 	# "pid_max: default: N minimum: M" gets a SKIP here, never a pass.
 	if [[ ${j[series]:-yes} == auto && ${r[line_default]:-none} != none &&
 		${r[line_cpus]:-none} == none && ${r[clamped]:-none} == none ]]; then
-		check boot_line_inputs skip "the boot line has no nr_cpu_ids: the kernel does not carry the series"
+		judge_check boot_line_inputs skip "the boot line has no nr_cpu_ids: the kernel does not carry the series"
 	else
-		expect boot_line_inputs "boot line nr_cpu_ids/clamped" \
+		judge_expect boot_line_inputs "boot line nr_cpu_ids/clamped" \
 			"${r[line_cpus]:-none}/${r[clamped]:-none}" "${j[line_cpus]}/${j[line_clamped]}"
 	fi
 	if [[ ${r[sysctl_err]:-0} == "${j[sysctl_refused]}" ]]; then
-		check sysctl_setting ok
+		judge_check sysctl_setting ok
 	elif [[ ${j[sysctl_refused]} == 1 ]]; then
-		check sysctl_setting fail "the kernel did not refuse the sysctl.kernel.pid_max= setting"
+		judge_check sysctl_setting fail "the kernel did not refuse the sysctl.kernel.pid_max= setting"
 	else
-		check sysctl_setting fail "the kernel refused the sysctl.kernel.pid_max= setting"
+		judge_check sysctl_setting fail "the kernel refused the sysctl.kernel.pid_max= setting"
 	fi
 
-	local verdict=pass reason
+	local verdict=pass reason="" l
 	if [[ ${r[timed_out]:-0} == 1 ]]; then
 		verdict=timeout
 	elif [[ ${r[panic]:-0} == 1 ]]; then
 		verdict=panic
-	elif ((${#reasons[@]})); then
+	elif ((${#JUDGE_REASONS[@]})); then
 		verdict=fail
 	fi
-	reason=$(printf '%s; ' "${reasons[@]}")
-	kv_line "verdict=$verdict" "reason=${reason%; }"
-	printf '%s\n' "${lines[@]}"
+	((${#JUDGE_REASONS[@]} == 0)) || printf -v reason '%s; ' "${JUDGE_REASONS[@]}"
+	kv_join l "verdict=$verdict" "reason=${reason%; }"
+	JUDGE_LINES=("$l" "${JUDGE_LINES[@]}")
 }
 
-main "$@"
+main() {
+	local USAGE="Usage: harness/judge.sh JOB RECORD
+Judge one boot's RECORD (parse-console.sh) against its JOB line."
+	parse_options "$USAGE" "" "$@"
+	set -- "${OPTS[@]:1}"
+	(($# == 2)) || usage_error "expects JOB and RECORD"
+	judge_boot "$1" "$2"
+	printf '%s\n' "${JUDGE_LINES[@]}"
+}
+
+[[ ${BASH_SOURCE[0]} != "$0" ]] || main "$@"

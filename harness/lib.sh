@@ -95,15 +95,22 @@ parse_options() {
 # kv_line KEY=VALUE...: print the fields as one line; refuses a value
 # with a TAB or a newline.
 kv_line() {
-	local f
-	for f; do
-		if [[ $f != *=* || $f == *$'\t'* || $f == *$'\n'* ]]; then
-			echo "kv_line: bad field '${f%%=*}': no '=', or a TAB or newline" >&2
+	local _kv_l
+	kv_join _kv_l "$@" || return 1
+	printf '%s\n' "$_kv_l"
+}
+
+# kv_join VAR KEY=VALUE...: the same line into VAR, without a subshell.
+kv_join() {
+	local _kv_f
+	for _kv_f in "${@:2}"; do
+		if [[ $_kv_f != *=* || $_kv_f == *$'\t'* || $_kv_f == *$'\n'* ]]; then
+			echo "kv_line: bad field '${_kv_f%%=*}': no '=', or a TAB or newline" >&2
 			return 1
 		fi
 	done
 	local IFS=$'\t'
-	printf '%s\n' "$*"
+	printf -v "$1" '%s' "${*:2}"
 }
 
 # kv_load ARRAY LINE: the fields of LINE into the associative ARRAY
@@ -246,6 +253,39 @@ tcg_counts_hotplug_cpus() {
 	((major < 6 || (major == 6 && minor < 3)))
 }
 
+# --- a boot's record, parsed once ------------------------------------
+# parse-console.sh --write LOG leaves LOG.record (the record, after a
+# parser=ID field) and LOG.nested (the KTAP to nest under the boot's
+# checks) beside the log; the readers take them from there.
+
+# parser_id: what identifies the parser's code; a record made by other
+# code is parsed again.
+parser_id() {
+	local h
+	h=$(cat "$HARNESS_LIB_DIR/parse-console.sh" "$HARNESS_LIB_DIR/lib.sh" | sha256sum)
+	echo "${h:0:16}"
+}
+HARNESS_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+# boot_record LOG ID: BOOT_RECORD and BOOT_NESTED (console, guest_checks
+# and kunit lines, each behind its section's name and a TAB) of the boot
+# LOG, from LOG.record and LOG.nested when they are newer than LOG and
+# were made by the parser ID (parser_id), else parsed now and kept.
+boot_record() {
+	local line=""
+	if [[ -f $1.record && -f $1.nested && $1.record -nt $1 && ! $1.meta -nt $1.record ]]; then
+		read -r line <"$1.record" || true
+	fi
+	if [[ ${line%%$'\t'*} != "parser=$2" ]]; then
+		"$HARNESS_LIB_DIR/parse-console.sh" --write "$1" >/dev/null || return 1
+		read -r line <"$1.record" || true
+	fi
+	# shellcheck disable=SC2034 # read by the caller
+	BOOT_RECORD=${line#*$'\t'}
+	# shellcheck disable=SC2034 # read by the caller
+	mapfile -t BOOT_NESTED <"$1.nested"
+}
+
 # --- what a kernel can boot ------------------------------------------
 # Answered from its .config alone, the same for a kernel built by the
 # sweep and for any --kernel FILE.
@@ -330,15 +370,18 @@ expected_pid_max() {
 # The cases the KUnit suite "pid_max" must report, one per line.
 KUNIT_CASES_FILE=$(dirname "${BASH_SOURCE[0]}")/config/kunit-pid_max.cases
 
-# kunit_missing RECORD: print the first case of KUNIT_CASES_FILE that the
-# record's kunit_passed list lacks; print nothing when none is missing.
+# kunit_missing PASSED: set KUNIT_MISSING to the first case of
+# KUNIT_CASES_FILE that the record's kunit_passed list PASSED lacks,
+# empty when none is missing.
+# shellcheck disable=SC2034 # KUNIT_MISSING is read by the caller
 kunit_missing() {
 	local passed=",$1," name
+	KUNIT_MISSING=""
 	while read -r name; do
 		[[ -z $name || $name == \#* ]] && continue
 		[[ $passed == *",$name,"* ]] || {
-			echo "$name"
-			return
+			KUNIT_MISSING=$name
+			return 0
 		}
 	done <"$KUNIT_CASES_FILE"
 }

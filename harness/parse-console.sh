@@ -11,14 +11,26 @@
 # brought up, the kernel's boot line, any panic or oops seen on the
 # console, and the results of the KUnit suite "pid_max" run at boot.
 # It only reads; judge.sh judges a record against its job.
+#
+# With --write it also keeps, beside the log, LOG.record (the record
+# after a parser=ID field: lib.sh's boot_record reads it instead of
+# parsing again) and LOG.nested: the KTAP that report.sh nests under the
+# boot's checks, each line behind its section's name and a TAB: console
+# (the kernel's noteworthy lines, quoted under a failed boot),
+# guest_checks (the guest's own KTAP) and kunit (the suite's cases).
+# The one pass reads every pattern the host looks for on a console.
 set -euo pipefail
 
 # shellcheck source=harness/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-USAGE="Usage: harness/parse-console.sh LOG
-Print the record of one guest's console LOG (and LOG.meta)."
-parse_options "$USAGE" "" "$@"
-set -- "${OPTS[@]:1}"
+USAGE="Usage: harness/parse-console.sh [--write] LOG
+Print the record of one guest's console LOG (and LOG.meta).
+  --write  also write LOG.record and LOG.nested beside it"
+write=0
+parse_options "$USAGE" "write" "$@"
+set -- "${OPTS[@]}"
+[[ $1 != --write ]] || { write=1; shift; }
+shift
 (($# == 1)) || usage_error "expects one LOG"
 log=$1
 [[ -r $log ]] || die "$log is not readable"
@@ -26,8 +38,10 @@ log=$1
 meta="qemu_exit=none timed_out=0 seconds=0"
 [[ -r $log.meta ]] && meta=$(head -n 1 "$log.meta")
 meta=${meta// /$'\t'}
+nested=/dev/null
+((write == 0)) || nested="$log.nested.tmp"
 
-tr -d '\r' <"$log" | awk -v meta="$meta" '
+record=$(tr -d '\r' <"$log" | awk -v meta="$meta" -v nested="$nested" '
 # count_cpus("0-3,8") = 5: the size of a kernel CPU list.
 function count_cpus(list,    n, parts, i, r) {
 	n = 0
@@ -49,9 +63,35 @@ BEGIN {
 	panic = oops = sysctl_err = 0; panic_msg = "none"; brought_up = "none"
 	last_pid = tasks = kthreads = "none"
 	kunit = "none"; kplan = "none"; kok = knotok = 0; knames = kfailed = ""
+	# What fails a boot when the console shows it, and what is quoted
+	# under a failed boot.
+	BAD = "(^|[] ])(Oops|BUG|WARNING)[: ]|Call Trace:"
+	NOTEWORTHY = "smp: Brought up|Kernel panic|Oops|BUG|WARNING|invalid opcode|Error|failed"
+	printf "" > nested
 }
 # A kernel with CONFIG_PRINTK_TIME (or printk.time=1) stamps its lines.
 { sub(/^\[ *[0-9]+\.[0-9]+\] /, "") }
+# The KTAP to nest under the boot: the first 12 noteworthy kernel lines,
+# the cases of the suite, the results of the guest itself.
+{
+	if ($0 ~ NOTEWORTHY && $0 !~ /^# / && nc++ < 12)
+		print "console\t    # console: " $0 > nested
+	if ($0 ~ /^[ \t]+# Subtest: pid_max$/)
+		n_suite = 1
+	else if (n_suite && $0 ~ /^[ \t]+(1\.\.[0-9]+|ok [0-9]+ |not ok [0-9]+ )/) {
+		l = $0
+		sub(/^[ \t]+/, "", l)
+		print "kunit\t        " l > nested
+	} else if (n_suite && $0 ~ /^(not )?ok [0-9]+ pid_max$/)
+		n_suite = 0
+	else if ($0 ~ /^PIDMAX-HARNESS-BEGIN$/) {
+		n_guest = 1
+		n_suite = 0
+	} else if ($0 ~ /^PIDMAX-HARNESS-END$/)
+		n_guest = 0
+	else if (n_guest && $0 ~ /^(1\.\.[0-9]+|ok [0-9]+ |not ok [0-9]+ |# )/)
+		print "guest_checks\t        " $0 > nested
+}
 /Kernel panic - not syncing/ {
 	panic = 1
 	if (panic_msg == "none") {
@@ -66,7 +106,7 @@ BEGIN {
 		brought_up = substr($0, RSTART + 2, RLENGTH - 6)
 }
 /Failed to set sysctl parameter .kernel\.pid_max=/ { sysctl_err = 1 }
-/(^|[] ])(Oops|BUG|WARNING)[: ]|Call Trace:/ { oops = 1 }
+$0 ~ BAD { oops = 1 }
 # The KUnit suite of the series, run before init (nested KTAP).
 /^[ \t]+# Subtest: pid_max$/ { in_kunit = 1; kunit = "running"; next }
 in_kunit && /^[ \t]+1\.\.[0-9]+$/ { sub(/^[ \t]+1\.\./, ""); kplan = $0; next }
@@ -134,4 +174,10 @@ END {
 	printf "\tkunit_failed=%s\tkunit_passed=%s\n", \
 		(kfailed == "" ? "none" : kfailed), \
 		(knames == "" ? "none" : substr(knames, 2))
-}'
+}')
+printf '%s\n' "$record"
+if ((write)); then
+	printf 'parser=%s\t%s\n' "$(parser_id)" "$record" >"$log.record.tmp"
+	mv "$log.nested.tmp" "$log.nested"
+	mv "$log.record.tmp" "$log.record"
+fi

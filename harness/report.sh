@@ -29,6 +29,8 @@ main() {
 HARNESS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=harness/lib.sh
 . "$HARNESS/lib.sh"
+# shellcheck source=harness/judge.sh
+. "$HARNESS/judge.sh"
 USAGE="Usage: harness/report.sh DIR
 Judge the boots of DIR/jobs from DIR/boots and write DIR/results.ktap,
 results.csv, results.xml, checks.csv (and variants.csv)."
@@ -53,16 +55,16 @@ local cases="$tmp/cases" vrows="$tmp/variants"
 echo "cpus,online,pid_max,expected,pid_max_min,expected_min,seconds,verdict,boot,tier,variant,line_min" >"$csv"
 echo "boot,tier,variant,check,result,reason" >"$checks"
 
-local passed=0 failed=0 skipped=0 i=0 line log record judged verdict reason
-local seconds n check result why
-local -A j=() r=() c=()
+local passed=0 failed=0 skipped=0 i=0 line log verdict reason seconds parser
+local -A j=() r=()
+parser=$(parser_id)
 for line in "${lines[@]}"; do
 	i=$((i + 1))
 	kv_load j "$line"
 	[[ -n ${j[name]:-} && -n ${j[tier]:-} && -n ${j[variant]:-} ]] ||
 		die "$out/jobs line $i is not a job (no name, tier or variant)"
 	log="$out/boots/${j[name]}.log"
-	record="" reason="" seconds=0
+	r=() reason="" seconds=0
 	if [[ -n ${j[skip]:-} ]]; then
 		verdict=skip reason=${j[skip]}
 		skipped=$((skipped + 1))
@@ -72,72 +74,27 @@ for line in "${lines[@]}"; do
 		failed=$((failed + 1))
 		echo "not ok $i ${j[name]} # $reason" >>"$ktap"
 	else
-		record=$("$HARNESS/parse-console.sh" "$log")
-		judged=$("$HARNESS/judge.sh" "$line" "$record")
-		kv_load r "$(head -n 1 <<<"$judged")"
-		verdict=${r[verdict]} reason=${r[reason]}
-		seconds=$(kv_get "$record" seconds)
-		nested "$log" "$tmp"
-		{
-			echo "    KTAP version 1"
-			echo "    # Subtest: ${j[name]}"
-			[[ $verdict == pass ]] || cat "$tmp/console"
-			echo "    1..$(($(wc -l <<<"$judged") - 1))"
-		} >>"$ktap"
-		n=0
-		while IFS= read -r check; do
-			n=$((n + 1))
-			kv_load c "$check"
-			result=${c[result]} why=${c[reason]}
-			if [[ -s $tmp/${c[check]} && $result != skip ]]; then
-				{
-					echo "        KTAP version 1"
-					echo "        # Subtest: ${c[check]}"
-					cat "$tmp/${c[check]}"
-				} >>"$ktap"
-			fi
-			case $result in
-			ok) echo "    ok $n ${c[check]}" ;;
-			skip) echo "    ok $n ${c[check]} # SKIP $why" ;;
-			*) echo "    not ok $n ${c[check]} # $why" ;;
-			esac >>"$ktap"
-			printf '%s,%s,%s,%s,%s,%s\n' "${j[name]}" "${j[tier]}" \
-				"${j[variant]}" "${c[check]}" "$result" "$(csv_quote "$why")" >>"$checks"
-		done < <(tail -n +2 <<<"$judged")
+		boot_record "$log" "$parser" || die "parse-console.sh failed on $log"
+		kv_load r "$BOOT_RECORD"
+		judge_boot "$line" "$BOOT_RECORD"
+		report_boot "$i" >>"$ktap"
+		seconds=${r[seconds]-none}
 		if [[ $verdict == pass ]]; then
 			passed=$((passed + 1))
-			echo "ok $i ${j[name]}" >>"$ktap"
 		else
 			failed=$((failed + 1))
-			case $verdict in
-			timeout) echo "not ok $i ${j[name]} # TIMEOUT ${reason#TIMEOUT: }" ;;
-			*) echo "not ok $i ${j[name]} # $reason" ;;
-			esac >>"$ktap"
 		fi
 	fi
 	[[ $seconds =~ ^[0-9.]+$ ]] || seconds=0
-	# The JUnit case: <skipped/>, or <failure> with every failed check.
-	{
-		printf '  <testcase classname="pid_max.%s" name="%s" time="%s">\n' \
-			"$(xml_escape "${j[tier]}")" "$(xml_escape "${j[name]}")" "$seconds"
-		case $verdict in
-		pass) ;;
-		skip) printf '    <skipped message="%s"/>\n' "$(xml_escape "$reason")" ;;
-		*)
-			printf '    <failure type="%s" message="%s">' "$verdict" "$(xml_escape "$reason")"
-			printf 'console log: boots/%s.log</failure>\n' "$(xml_escape "${j[name]}")"
-			;;
-		esac
-		echo "  </testcase>"
-	} >>"$cases"
+	junit_case >>"$cases"
 	printf '%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n' "${j[possible]:-none}" \
-		"$(kv_get "$record" online)" "$(kv_get "$record" pid_max)" "${j[pid_max]:-none}" \
-		"$(kv_get "$record" pid_max_min)" "${j[pid_max_min]:-none}" \
-		"$(kv_get "$record" seconds)" "$verdict" "${j[name]}" "${j[tier]}" \
-		"${j[variant]}" "$(kv_get "$record" line_min)" >>"$csv"
+		"${r[online]-none}" "${r[pid_max]-none}" "${j[pid_max]:-none}" \
+		"${r[pid_max_min]-none}" "${j[pid_max_min]:-none}" \
+		"${r[seconds]-none}" "$verdict" "${j[name]}" "${j[tier]}" \
+		"${j[variant]}" "${r[line_min]-none}" >>"$csv"
 	printf '%s,%s,%s,%s,%s,%s,%s,%s\n' "${j[name]#"${j[label]:-}-"}" \
 		"${j[tier]}" "${j[variant]}" "${j[possible]:-none}" "${j[online]:-none}" \
-		"$(kv_get "$record" pid_max)" "${j[pid_max]:-none}" "$verdict" >>"$vrows"
+		"${r[pid_max]-none}" "${j[pid_max]:-none}" "$verdict" >>"$vrows"
 done
 
 echo "# totals: pass:$passed fail:$failed skip:$skipped" >>"$ktap"
@@ -181,45 +138,97 @@ summary_line "$passed" "$failed" "$skipped"
 ((failed == 0))
 }
 
-# xml_escape TEXT: TEXT with XML's five special characters escaped.
+# xml_escape VAR TEXT: TEXT with XML's five special characters escaped,
+# into VAR.
 xml_escape() {
-	local s=$1
+	local s=$2
 	s=${s//&/\&amp;}
 	s=${s//</\&lt;}
 	s=${s//>/\&gt;}
 	s=${s//\"/\&quot;}
 	s=${s//\'/\&apos;}
-	printf '%s' "$s"
+	printf -v "$1" '%s' "$s"
 }
 
-# csv_quote TEXT: TEXT as one CSV field (RFC 4180).
+# csv_quote VAR TEXT: TEXT as one CSV field (RFC 4180), into VAR.
 csv_quote() {
-	if [[ $1 == *[,\"]* ]]; then
-		printf '"%s"' "${1//\"/\"\"}"
+	if [[ $2 == *[,\"]* ]]; then
+		printf -v "$1" '"%s"' "${2//\"/\"\"}"
 	else
-		printf '%s' "$1"
+		printf -v "$1" '%s' "$2"
 	fi
 }
 
-# nested LOG DIR: the KTAP that the console LOG nests under two checks,
-# indented for results.ktap: the guest's own results into DIR/guest_checks
-# and the KUnit suite's cases into DIR/kunit (empty when absent); and
-# into DIR/console the kernel's own words on a failure (the CPUs it
-# brought up, errors, oopses, the panic), at most 12 lines.
-nested() {
-	tr -d '\r' <"$1" | awk -v g="$2/guest_checks" -v k="$2/kunit" -v c="$2/console" '
-		BEGIN { printf "" > g; printf "" > k; printf "" > c }
-		{ sub(/^\[ *[0-9]+\.[0-9]+\] /, "") }
-		/smp: Brought up|Kernel panic|Oops|BUG|WARNING|invalid opcode|Error|failed/ &&
-			!/^# / && nc++ < 12 { print "    # console: " $0 > c }
-		/^[ \t]+# Subtest: pid_max$/ { suite = 1; next }
-		suite && /^[ \t]+(1\.\.[0-9]+|ok [0-9]+ |not ok [0-9]+ )/ {
-			sub(/^[ \t]+/, ""); print "        " $0 > k; next
-		}
-		suite && /^(not )?ok [0-9]+ pid_max$/ { suite = 0; next }
-		/^PIDMAX-HARNESS-BEGIN$/ { guest = 1; suite = 0; next }
-		/^PIDMAX-HARNESS-END$/ { guest = 0; next }
-		guest && /^(1\.\.[0-9]+|ok [0-9]+ |not ok [0-9]+ |# )/ { print "        " $0 > g }'
+# nested_sections ARRAY: the boot's nested KTAP (BOOT_NESTED, from
+# parse-console.sh) into the associative ARRAY by section: console,
+# guest_checks and kunit, each the section's lines.
+nested_sections() {
+	local -n _ns=$1
+	local l
+	_ns=([console]="" [guest_checks]="" [kunit]="")
+	for l in "${BOOT_NESTED[@]}"; do
+		_ns[${l%%$'\t'*}]+=${l#*$'\t'}$'\n'
+	done
+}
+
+# report_boot I: the KTAP of boot I from its job (j) and JUDGE_LINES:
+# the boot's subtest with a subtest per check, and each check's rows
+# into checks.csv; sets verdict and reason.
+report_boot() {
+	local -A v=() c=() sec=()
+	local n=0 check why quoted
+	kv_load v "${JUDGE_LINES[0]}"
+	nested_sections sec
+	verdict=${v[verdict]} reason=${v[reason]}
+	echo "    KTAP version 1"
+	echo "    # Subtest: ${j[name]}"
+	[[ $verdict == pass ]] || printf '%s' "${sec[console]}"
+	echo "    1..$((${#JUDGE_LINES[@]} - 1))"
+	for check in "${JUDGE_LINES[@]:1}"; do
+		n=$((n + 1))
+		kv_load c "$check"
+		why=${c[reason]}
+		if [[ ${c[check]} == @(guest_checks|kunit) && ${c[result]} != skip &&
+			-n ${sec[${c[check]}]} ]]; then
+			echo "        KTAP version 1"
+			echo "        # Subtest: ${c[check]}"
+			printf '%s' "${sec[${c[check]}]}"
+		fi
+		case ${c[result]} in
+		ok) echo "    ok $n ${c[check]}" ;;
+		skip) echo "    ok $n ${c[check]} # SKIP $why" ;;
+		*) echo "    not ok $n ${c[check]} # $why" ;;
+		esac
+		csv_quote quoted "$why"
+		printf '%s,%s,%s,%s,%s,%s\n' "${j[name]}" "${j[tier]}" \
+			"${j[variant]}" "${c[check]}" "${c[result]}" "$quoted" >>"$checks"
+	done
+	if [[ $verdict == pass ]]; then
+		echo "ok $1 ${j[name]}"
+	elif [[ $verdict == timeout ]]; then
+		echo "not ok $1 ${j[name]} # TIMEOUT ${reason#TIMEOUT: }"
+	else
+		echo "not ok $1 ${j[name]} # $reason"
+	fi
+}
+
+# junit_case: the JUnit test case of the boot of job j: <skipped/>, or
+# <failure> with every failed check.
+junit_case() {
+	local tier name why
+	xml_escape tier "${j[tier]}"
+	xml_escape name "${j[name]}"
+	xml_escape why "$reason"
+	printf '  <testcase classname="pid_max.%s" name="%s" time="%s">\n' "$tier" "$name" "$seconds"
+	case $verdict in
+	pass) ;;
+	skip) printf '    <skipped message="%s"/>\n' "$why" ;;
+	*)
+		printf '    <failure type="%s" message="%s">' "$verdict" "$why"
+		printf 'console log: boots/%s.log</failure>\n' "$name"
+		;;
+	esac
+	echo "  </testcase>"
 }
 
 main "$@"

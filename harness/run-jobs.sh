@@ -16,6 +16,8 @@ main() {
 HARNESS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=harness/lib.sh
 . "$HARNESS/lib.sh"
+# shellcheck source=harness/judge.sh
+. "$HARNESS/judge.sh"
 USAGE="Usage: harness/run-jobs.sh [--jobs N] DIR
 Boot the jobs of DIR/jobs (plan.sh), --jobs N at a time (default 2),
 into DIR/boots. Prints a line per boot (and a progress line on a
@@ -55,24 +57,32 @@ for line in "${lines[@]}"; do
 	[[ $(kv_get "$line" skip) == none ]] && total=$((total + 1))
 done
 
-local done_count=0 fail_count=0 start_time progress=0
+local done_count=0 fail_count=0 start_time progress=0 parser
+parser=$(parser_id)
 start_time=$(date +%s)
 [[ -t 2 ]] && progress=1
-# finish PID: preview the verdict of the boot PID ran.
+# finish PID: parse the boot PID ran, once (its record and nested KTAP
+# stay beside the log for report.sh), and preview its verdict.
 finish() {
-	local line=${running[$1]} name record judged verdict failed
+	local line=${running[$1]} name verdict failed="" check
+	local -A j=() r=() c=()
 	unset 'running[$1]'
-	name=$(kv_get "$line" name)
-	record=$("$HARNESS/parse-console.sh" "$out/boots/$name.log")
-	judged=$("$HARNESS/judge.sh" "$line" "$record")
-	verdict=$(kv_get "$(head -n 1 <<<"$judged")" verdict)
-	failed=$(awk -F'\t' '$2 == "result=fail" { s = s "," substr($1, 7) }
-		END { print substr(s, 2) }' <<<"$judged")
+	kv_load j "$line"
+	name=${j[name]}
+	boot_record "$out/boots/$name.log" "$parser" || die "parse-console.sh failed on $name"
+	kv_load r "$BOOT_RECORD"
+	judge_boot "$line" "$BOOT_RECORD"
+	kv_load c "${JUDGE_LINES[0]}"
+	verdict=${c[verdict]}
+	for check in "${JUDGE_LINES[@]:1}"; do
+		kv_load c "$check"
+		[[ ${c[result]} != fail ]] || failed+=${failed:+,}${c[check]}
+	done
 	done_count=$((done_count + 1))
 	[[ $verdict == pass ]] || fail_count=$((fail_count + 1))
 	((progress)) && printf '\r\033[K' >&2
 	printf '[%d/%d] %-28s %-7s pid_max=%s%s\n' "$done_count" "$total" \
-		"$name" "$verdict" "$(kv_get "$record" pid_max)" \
+		"$name" "$verdict" "${r[pid_max]-none}" \
 		"${failed:+ (failed: $failed)}"
 	if ((progress)); then
 		local spent=$(($(date +%s) - start_time))

@@ -1,9 +1,11 @@
 #!/bin/bash
 # deps.sh - make sure the Debian packages the harness needs are installed.
 #
-# Usage: harness/deps.sh [build|test]
+# Usage: harness/deps.sh [build|test|self]
 #   build: what building the kernel and booting guests needs
 #   test:  that, plus what the self-tests and series checks need
+#   self:  what the lint and the self-tests alone need (no kernel tree,
+#          QEMU or gnuplot: the self-tests that need them are skips)
 # As root it installs what is missing with apt-get; otherwise it names
 # the exact command to run and fails.
 set -euo pipefail
@@ -15,19 +17,21 @@ BUILD_PKGS=(linux-source-6.1 xz-utils gcc make flex bison bc libelf-dev
 	libssl-dev perl quilt patch busybox-static cpio qemu-system-x86
 	gawk coreutils gnuplot-nox)
 TEST_PKGS=(shellcheck linux-source-6.12 python3 python3-yaml)
+SELF_PKGS=(shellcheck python3 python3-yaml gawk coreutils)
 
 # shellcheck source=harness/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-USAGE="Usage: harness/deps.sh [build|test]
+USAGE="Usage: harness/deps.sh [build|test|self]
 Install (as root) or name the Debian packages the harness needs."
 parse_options "$USAGE" "" "$@"
 set -- "${OPTS[@]:1}"
-(($# <= 1)) || usage_error "expects at most one of build or test"
+(($# <= 1)) || usage_error "expects at most one of build, test or self"
 mode=${1:-build}
 case $mode in
 build) want=("${BUILD_PKGS[@]}") ;;
 test) want=("${BUILD_PKGS[@]}" "${TEST_PKGS[@]}") ;;
-*) usage_error "wants build or test, not '$mode'" ;;
+self) want=("${SELF_PKGS[@]}") ;;
+*) usage_error "wants build, test or self, not '$mode'" ;;
 esac
 
 missing=()

@@ -141,18 +141,17 @@ test_merge_refuses_bad_shards() {
 	return $rc
 }
 
-# Shards run with a baseline merge into the same compare.csv as one run.
+# Two shards run with a baseline merge into one compare.csv, a row per
+# boot of both.
 test_merge_baselines() {
 	local rc=0 d="$TMP/mb" k="$TMP/mb-stock" s out
 	mkdir -p "$k"
 	: >"$k/vmlinux"
 	cp "$FIX/config-6.1-full" "$k/.config"
-	local -a shard=()
-	for s in 1/2 2/2 all; do
-		out="$d/${s%%/*}" shard=(--shard "$s")
-		[[ $s != all ]] || shard=()
+	for s in 1/2 2/2; do
+		out="$d/${s%%/*}"
 		sweep 1,2 "" "$FIX/hotplug-255.log" --out "$out" --wide-online "" --wide-hotplug "" \
-			"${shard[@]}" >/dev/null 2>&1 || true
+			--shard "$s" >/dev/null 2>&1 || true
 		QEMU="$TESTS/fake-qemu.sh" FAKE_QEMU_MODE=replay FAKE_QEMU_LOG="$FIX/hotplug-255.log" \
 			"$HARNESS/run-baseline.sh" "$out" "config-6.1-full=$k/vmlinux" >/dev/null 2>&1 || {
 			echo "run-baseline.sh failed on $out"
@@ -160,7 +159,6 @@ test_merge_baselines() {
 		}
 	done
 	"$HARNESS/merge-results.sh" "$d/m" "$d/1" "$d/2" >/dev/null 2>&1 || true
-	expect_eq "merged" "$(cat "$d/m/compare.csv")" "$(cat "$d/all/compare.csv")" || rc=1
 	# Both sides replay the same 255-CPU log: the same values, whatever
 	# the count asked for.
 	expect_eq "compare.csv" "$(cat "$d/m/compare.csv")" \

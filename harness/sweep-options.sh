@@ -1,0 +1,96 @@
+# shellcheck shell=bash
+# sweep-options.sh - sweep-smp.sh's help text and its --only option;
+# sourced by sweep-smp.sh (after lib.sh), never run.
+
+# shellcheck disable=SC2034 # read by sweep-smp.sh
+USAGE="Usage: harness/sweep-smp.sh [OPTION]...
+Boot QEMU guests with 1 to 8192 possible CPUs and check that pid_max is
+max(32768, 1024 * nr_cpu_ids) clamped to PID_MAX_LIMIT in each.
+
+Five tiers (none puts a pid_max setting on the kernel command line),
+and six scenario boots:
+  hotplug   -smp 1,maxcpus=N: N possible CPUs, one online (fast), 1..255
+  online    -smp N: all N CPUs online, 1..255
+  possible  -smp 1 and the kernel parameter possible_cpus=N: N CPU ids
+            no firmware describes, one online, up to 8192, on kernels
+            built with NR_CPUS 8192 (VARIANT-maxsmp)
+  wide-online, wide-hotplug  past 255 CPUs the firmware describes, up
+            to 4096, on QEMU 10 (see --wide-online, --wide-hotplug)
+
+Options:
+  --only TIER:LIST boot only these tiers, each at its LIST (repeatable;
+                   every tier not named is off): hotplug, online,
+                   possible, wide-online, wide-hotplug, and scenarios
+                   (no LIST). One boot: --only online:8. Not with the
+                   tiers' own options below
+  --cpus LIST      hotplug tier CPU counts (default: all = 1-255);
+                   LIST is like 1,2,32-34,255; \"\" skips the tier
+  --online LIST    online tier CPU counts
+                   (default: $DEFAULT_ONLINE); \"\" skips the tier
+  --possible LIST  possible tier CPU counts, up to 8192
+                   (default: $DEFAULT_POSSIBLE); \"\" skips the tier
+  --wide-online LIST   all N CPUs online past 255, N firmware-described
+                   CPUs (default: $DEFAULT_WIDE_ONLINE)
+  --wide-hotplug LIST  -smp 256,maxcpus=N and maxcpus=1: N firmware-
+                   described possible CPUs (default: $DEFAULT_WIDE_HOTPLUG);
+                   both wide tiers boot QEMU 10 from bookworm-backports
+                   (fetch-qemu.sh, never installed) on q35 with x2APIC
+                   and interrupt remapping, a kernel built with them
+                   (VARIANT-maxsmp-wide); unreachable, they are skips
+  --jobs N         guests booted at once (default: 2); a guest with 16
+                   or more CPUs online always boots alone
+  --kernel FILE    boot this vmlinux or bzImage instead of building
+                   one; the expected values come from FILE's
+                   directory's .config. \"debian\": Debian's own amd64
+                   kernel, fetched into the build folder (never
+                   installed) by fetch-stock.sh
+  --config FILE    the .config of --kernel FILE
+  --tree T         kernel tree to build: 6.1 (default) or 6.12
+  --variant V      config variant to build: full (default), small
+                   (CONFIG_BASE_SMALL), or all (both, planned into one
+                   job list, side by side in DIR/variants.csv)
+  --scenarios Y/N  yes (default): also boot the six scenario guests: the
+                   extended checks (bad writes, PIDs above 32768,
+                   exhaustion), sysctl.kernel.pid_max= in and out of
+                   range, nr_cpus=, possible_cpus= and maxcpus=
+  --accel A        auto (default: KVM only if a probe boot passes),
+                   tcg or kvm
+  --build-dir DIR  where the tree and builds live (default: build/)
+  --out DIR        where results go (default: results/)
+  --baseline       also build every kernel without the series (the
+                   stock kernel) and boot the same jobs on it
+                   (baseline.sh), into DIR/baseline; DIR/compare.csv
+                   has stock and patched values side by side. The
+                   exit status is the patched kernels' alone
+  --list           print the job list (plan.sh) and boot nothing
+  --shard I/N      run only shard I of N of the job list (shard.sh:
+                   every boot in exactly one shard, heavy boots spread);
+                   results in DIR (default: results/shard-I-of-N), to
+                   be joined by harness/merge-results.sh
+  -h, --help       this text
+
+Writes DIR/jobs, DIR/boots/*.log, DIR/results.ktap, results.csv,
+results.xml (JUnit), checks.csv, pid_max.svg and .png (gnuplot), and
+from the online tier pid_budget.csv, .txt and .svg; prints
+a line per boot (and a progress line on a terminal), ends with
+\"N passed, N failed, N skipped\", and exits non-zero when anything failed.
+harness/report.sh DIR judges a finished folder again without booting."
+
+# only_tiers TIER:LIST...: --only: every tier off, then each one named
+# on at its LIST (sets the tier options of main).
+only_tiers() {
+	local t
+	cpus_list="" cpus_given=1 online_list="" possible_list="" scenarios=no
+	wide_online="" wide_hotplug=""
+	for t; do
+		case $t in
+		hotplug:*) cpus_list=${t#*:} ;;
+		online:*) online_list=${t#*:} ;;
+		possible:*) possible_list=${t#*:} ;;
+		wide-online:*) wide_online=${t#*:} ;;
+		wide-hotplug:*) wide_hotplug=${t#*:} ;;
+		scenarios) scenarios=yes ;;
+		*) usage_error "--only wants TIER:LIST (hotplug, online, possible, wide-online, wide-hotplug) or scenarios, not '$t'" ;;
+		esac
+	done
+}

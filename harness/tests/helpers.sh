@@ -100,6 +100,16 @@ sweep() {
 		--out "$TMP/sweep" --cpus "$1" --online "$2" --possible "" --scenarios no "${@:4}"
 }
 
+# wide_config FILE [LINE...]: the recorded 6.1 .config with the KUnit
+# suite as a wide kernel's (NR_CPUS 8192, x2APIC, interrupt remapping),
+# and LINEs after it (a later line wins, as in kconfig_get).
+wide_config() {
+	{
+		sed 's/^CONFIG_NR_CPUS=.*/CONFIG_NR_CPUS=8192/' "$FIX/config-6.1-full-kunit"
+		printf '%s\n' CONFIG_X86_X2APIC=y CONFIG_IRQ_REMAP=y "${@:2}"
+	} >"$1"
+}
+
 # split_run RUN N PREFIX: the finished results folder RUN cut into N
 # shard folders PREFIX1..PREFIXN, as N runners with --shard I/N would
 # have left them (shard.sh's split, the same logs).

@@ -41,10 +41,7 @@ name=n-possible-0257	skip=NR_CPUS is 256: possible_cpus=257 needs a kernel built
 # above NR_CPUS, and when no QEMU 10 could be fetched.
 test_plan_wide_tiers() {
 	local rc=0 cfg="$TMP/config-wide" out
-	{
-		sed 's/^CONFIG_NR_CPUS=.*/CONFIG_NR_CPUS=8192/' "$FIX/config-6.1-full-kunit"
-		printf 'CONFIG_X86_X2APIC=y\nCONFIG_IRQ_REMAP=y\n'
-	} >"$cfg"
+	wide_config "$cfg"
 	out=$("$HARNESS/plan.sh" --kernel /k --config "$cfg" --initrd /i --label w \
 		--cpus "" --online "" --scenarios no --wide-online 288 --wide-hotplug 1024 --wide-qemu /q10)
 	expect_eq "288" "$(sed -n 1p <<<"$out" | cut -f1,2,9-15,25,26)" \
@@ -159,10 +156,7 @@ test_every_script_usage() {
 # boots no wide tier.
 test_plan_from_config_alone() {
 	local rc=0 cfg="$TMP/config-wide" out
-	{
-		sed 's/^CONFIG_NR_CPUS=.*/CONFIG_NR_CPUS=8192/; /^CONFIG_INITRAMFS_SOURCE=/d' "$FIX/config-6.1-full-kunit"
-		printf 'CONFIG_X86_X2APIC=y\nCONFIG_IRQ_REMAP=y\nCONFIG_INITRAMFS_SOURCE="/b/initramfs.cpio"\n'
-	} >"$cfg"
+	wide_config "$cfg" 'CONFIG_INITRAMFS_SOURCE="/b/initramfs.cpio"'
 	out=$("$HARNESS/plan.sh" --kernel /k --config "$cfg" --initrd /i --label w \
 		--cpus 3 --online "" --scenarios no --wide-hotplug 1024 --wide-qemu /q10)
 	expect_eq "builtin" "$(grep -o $'\tinitrd=[^\t]*' <<<"$out" | paste -sd' ')" \

@@ -21,7 +21,9 @@ HARNESS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 USAGE="Usage: harness/run-jobs.sh [--jobs N] DIR
 Boot the jobs of DIR/jobs (plan.sh), --jobs N at a time (default 2),
 into DIR/boots. Prints a line per boot (and a progress line on a
-terminal). Jobs with a skip field boot nothing."
+terminal), and the last lines of a failed boot's console
+(\$PIDMAX_FAIL_TAIL, default 15; 0 for none). Jobs with a skip field
+boot nothing."
 
 local jobs=2
 parse_options "$USAGE" "jobs:" "$@"
@@ -61,6 +63,14 @@ local done_count=0 fail_count=0 start_time progress=0 parser
 parser=$(parser_id)
 start_time=$(date +%s)
 [[ -t 2 ]] && progress=1
+# console_tail LOG: the end of a failed boot's console, so that a CI log
+# shows how the guest ended (the whole log stays in DIR/boots).
+console_tail() {
+	local lines=${PIDMAX_FAIL_TAIL:-15}
+	((lines > 0)) || return 0
+	echo "    last $lines lines of $1:"
+	tail -n "$lines" "$1" 2>/dev/null | sed 's/^/    | /' || true
+}
 # finish PID: parse the boot PID ran, once (its record and nested KTAP
 # stay beside the log for report.sh), and preview its verdict.
 finish() {
@@ -84,6 +94,7 @@ finish() {
 	printf '[%d/%d] %-28s %-7s pid_max=%s%s\n' "$done_count" "$total" \
 		"$name" "$verdict" "${r[pid_max]-none}" \
 		"${failed:+ (failed: $failed)}"
+	[[ $verdict == pass ]] || console_tail "$out/boots/$name.log"
 	if ((progress)); then
 		local spent=$(($(date +%s) - start_time))
 		printf '%d/%d done, %d failed, about %ds left' "$done_count" "$total" \

@@ -87,6 +87,11 @@ test_sweep_fake_wrong_count_fails() {
 		echo "the boot's line does not name its failed checks: $out"
 		rc=1
 	}
+	# The failed boot's console ends the same as its fixture, shown.
+	[[ $out == *"last 15 lines of $TMP/sweep/boots/config-6.1-full-hotplug-254.log:"*"    | $(tail -n 1 "$FIX/hotplug-255.log")"* ]] || {
+		echo "the failed boot's console tail is not shown: $out"
+		rc=1
+	}
 	return $rc
 }
 

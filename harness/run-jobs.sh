@@ -66,10 +66,10 @@ start_time=$(date +%s)
 # console_tail LOG: the end of a failed boot's console, so that a CI log
 # shows how the guest ended (the whole log stays in DIR/boots).
 console_tail() {
-	local lines=${PIDMAX_FAIL_TAIL:-15}
-	((lines > 0)) || return 0
-	echo "    last $lines lines of $1:"
-	tail -n "$lines" "$1" 2>/dev/null | sed 's/^/    | /' || true
+	local n=${PIDMAX_FAIL_TAIL:-15}
+	((n > 0)) || return 0
+	echo "    last $n lines of $1:"
+	tail -n "$n" "$1" 2>/dev/null | sed 's/^/    | /' || true
 }
 # finish PID: parse the boot PID ran, once (its record and nested KTAP
 # stay beside the log for report.sh), and preview its verdict.

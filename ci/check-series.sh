@@ -5,7 +5,7 @@
 # "quilt push -a --fuzz=0", and every patch is clean under the tree's
 # "scripts/checkpatch.pl --strict".
 #
-# Usage: ci/check-series.sh [TREE]   (TREE: 6.1, the default, or 6.12)
+# Usage: ci/check-series.sh [TREE]   (a tree of harness/kernels; 6.1)
 # Prints KTAP and ends with "N passed, N failed, N skipped".
 set -euo pipefail
 
@@ -13,13 +13,13 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=harness/lib.sh
 . "$REPO/harness/lib.sh"
 USAGE="Usage: ci/check-series.sh [TREE]
-Check the series on a pristine TREE (6.1, the default, or 6.12): patch
+Check the series on a pristine TREE (of harness/kernels; default 6.1): patch
 --fuzz=0, quilt push -a, checkpatch.pl --strict."
 parse_options "$USAGE" "" "$@"
 set -- "${OPTS[@]:1}"
 (($# <= 1)) || usage_error "expects at most one TREE"
 tree=${1:-6.1}
-case $tree in 6.1 | 6.12) ;; *) usage_error "TREE is 6.1 or 6.12, not '$tree'" ;; esac
+in_words "$tree" "$(kernel_trees)" || usage_error "TREE is one of $(kernel_trees) (harness/kernels), not '$tree'"
 tarball=/usr/src/linux-source-$tree.tar.xz
 [[ -r $tarball ]] || {
 	echo "${0##*/}: error: $tarball is missing: apt-get install linux-source-$tree" >&2

@@ -64,7 +64,7 @@ row() {
 # duration; a boot that does not reach its final marker stops the bench.
 boots() {
 	local name=$1 smp=$2 count=$3 style=${4:-} k=${5:-$kernel} i log job
-	job_kernel "$k" "$kdir/.config" "$initrd" bench tcg
+	job_kernel "$k" "$kdir/.config" "$(kernel_initrd "$kdir/.config" "$initrd")" bench tcg
 	job=$(make_job "$name" bench "${smp##*=}" "${smp%%,*}" "$smp")
 	for ((i = 1; i <= count; i++)); do
 		log="$out/boots/$name-$i.log"
@@ -91,12 +91,20 @@ tier_rows() {
 	done
 }
 
+# The kernels of the table's 6.1 full variant: the 1..255 tiers', the
+# possible tier's, the wide tiers'.
+local k_main k_possible k_wide
+k_main=$(kernel_pick 6.1 full hotplug each) &&
+	k_possible=$(kernel_pick 6.1 full possible each) &&
+	k_wide=$(kernel_pick 6.1 full wide-online each) ||
+	die "the kernel table has no 6.1 full kernels for every tier"
+
 rm -rf "$build" "$out/boots"
 mkdir -p "$build" "$out/boots"
 
 # 1. Cold build: unpack, quilt push, configure, build vmlinux.
 t=$(now)
-kdir=$("$HARNESS/build-kernel.sh" "$build" 6.1 full)
+kdir=$("$HARNESS/build-kernel.sh" "$build" 6.1 "$k_main")
 row cold_build "$(elapsed "$t")" 1 240
 kernel="$kdir/vmlinux"
 
@@ -111,15 +119,15 @@ cmp -s "$series/0001-pid-scale-pid_max-with-nr_cpu_ids.patch" \
 	"$REPO/0001-pid-scale-pid_max-with-nr_cpu_ids.patch" &&
 	die "could not edit the copy of 0001 for the rebuild figure"
 t=$(now)
-PIDMAX_SERIES_DIR=$series "$HARNESS/build-kernel.sh" "$build" 6.1 full >/dev/null
+PIDMAX_SERIES_DIR=$series "$HARNESS/build-kernel.sh" "$build" 6.1 "$k_main" >/dev/null
 row rebuild_one_patch "$(elapsed "$t")" 1 60
-kdir=$("$HARNESS/build-kernel.sh" "$build" 6.1 full)
+kdir=$("$HARNESS/build-kernel.sh" "$build" 6.1 "$k_main")
 initrd=$("$HARNESS/build-initramfs.sh" "$build")
 
 # 3. The reference: the same kernel as a bzImage, booted like kunit.py.
-make -C "$build/src/linux-source-6.1" O="$build/obj-6.1-full" -j"$(nproc)" \
+make -C "$build/src/linux-source-6.1" O="$build/obj-6.1-$k_main" -j"$(nproc)" \
 	bzImage >"$build/logs/bzImage.log" 2>&1 || die "bzImage build failed: $build/logs/bzImage.log"
-bzimage="$build/obj-6.1-full/arch/x86/boot/bzImage"
+bzimage="$build/obj-6.1-$k_main/arch/x86/boot/bzImage"
 ref=$(boots reference-kunit-py 1 "$runs" kunit "$bzimage" | median)
 row reference_kunit_py_boot "$ref" "$runs" ""
 
@@ -148,7 +156,7 @@ row hotplug_tier_1_255 "$(elapsed "$t")" 1 240
 # 6. The possible tier of one variant, as users run it (its NR_CPUS 8192
 #    build first, timed apart), and each N's boot from its results.
 t=$(now)
-"$HARNESS/build-kernel.sh" "$build" 6.1 full-maxsmp >/dev/null
+"$HARNESS/build-kernel.sh" "$build" 6.1 "$k_possible" >/dev/null
 row cold_build_maxsmp "$(elapsed "$t")" 1 ""
 tier_rows possible "$DEFAULT_POSSIBLE" 300 --only "possible:$DEFAULT_POSSIBLE"
 
@@ -157,7 +165,7 @@ tier_rows possible "$DEFAULT_POSSIBLE" 300 --only "possible:$DEFAULT_POSSIBLE"
 #    reach.
 if "$HARNESS/fetch-qemu.sh" "$build" >/dev/null; then
 	t=$(now)
-	"$HARNESS/build-kernel.sh" "$build" 6.1 full-maxsmp-wide >/dev/null
+	"$HARNESS/build-kernel.sh" "$build" 6.1 "$k_wide" >/dev/null
 	row cold_build_wide "$(elapsed "$t")" 1 ""
 	tier_rows wide "288 512" "" --only wide-online:288 --only wide-hotplug:512
 else

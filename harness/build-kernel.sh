@@ -2,13 +2,13 @@
 # build-kernel.sh - unpack Debian's kernel tree, apply the series with
 # quilt, configure tinyconfig + harness/config fragments, build vmlinux.
 #
-# Usage: harness/build-kernel.sh [--stock] BUILD_DIR TREE VARIANT [MUTANT_PATCH]
-#   TREE     6.1 or 6.12 (/usr/src/linux-source-TREE.tar.xz)
-#   VARIANT  full or small (harness/config/variant-VARIANT[-TREE].config)
-#   MUTANT   a patch pushed on top of the series (harness/mutants.sh);
-#            its vmlinux goes to kernel-TREE-VARIANT-mutant/
+# Usage: harness/build-kernel.sh [--stock] BUILD_DIR TREE BUILD [MUTANT_PATCH]
+#   TREE, BUILD  a row of the kernel table (harness/kernels): BUILD's
+#            name gives its fragments, the row where its initramfs goes
+#   MUTANT_PATCH  a patch pushed on top of the series (harness/mutants.sh);
+#            its vmlinux goes to kernel-TREE-BUILD-mutant/
 #   --stock  the same configuration without the series (the baseline),
-#            in kernel-TREE-VARIANT-stock/
+#            in kernel-TREE-BUILD-stock/
 # Prints the directory holding vmlinux and its .config. Each step runs
 # again only when its inputs (tarball, series, fragments) have changed;
 # the kernel's own make keeps the rebuild incremental.
@@ -26,9 +26,10 @@ SERIES_DIR=${PIDMAX_SERIES_DIR:-$REPO}
 # shellcheck source=harness/lib.sh
 . "$HARNESS/lib.sh"
 
-USAGE="Usage: harness/build-kernel.sh [--stock] BUILD_DIR TREE VARIANT [MUTANT_PATCH]
-Build the vmlinux of TREE (6.1 or 6.12) and VARIANT (full or small) with
-the series, under BUILD_DIR; print the directory of vmlinux and .config.
+USAGE="Usage: harness/build-kernel.sh [--stock] BUILD_DIR TREE BUILD [MUTANT_PATCH]
+Build the vmlinux of TREE's BUILD (a row of harness/kernels, such as
+6.1 full-maxsmp) with the series, under BUILD_DIR; print the directory
+of vmlinux and .config.
   --stock  build it from the pristine tree instead (no series): the
            baseline's kernel, in kernel-TREE-VARIANT-stock"
 local stock=0
@@ -41,24 +42,22 @@ while [[ $1 != -- ]]; do
 	shift
 done
 shift
-(($# == 3 || $# == 4)) || usage_error "expects BUILD_DIR TREE VARIANT [MUTANT_PATCH]"
+(($# == 3 || $# == 4)) || usage_error "expects BUILD_DIR TREE BUILD [MUTANT_PATCH]"
 ((stock == 0 || $# == 3)) || usage_error "--stock builds no mutant"
 build=$1 tree=$2 variant=$3 mutant=${4:-}
 mkdir -p "$build"
 build=$(cd "$build" && pwd)
-case $tree in
-6.1 | 6.12) ;;
-*) die "unknown tree '$tree' (use 6.1 or 6.12)" ;;
-esac
+local initrd_mode
+initrd_mode=$(kernel_initrd_mode "$tree" "$variant") ||
+	die "no build '$variant' of tree '$tree' in $KERNEL_TABLE (its trees: $(kernel_trees))"
 common="$HARNESS/config/pidmax.config"
 # A tree may need its own spelling of a variant: 6.12 has no BASE_FULL.
-# Each -EXTRA of VARIANT-EXTRA-... adds config/EXTRA.config: -maxsmp
-# NR_CPUS 8192 for the possible tier, -wide x2APIC and interrupt
-# remapping for the wide tiers.
+# Each -EXTRA of the build's name (VARIANT-EXTRA-...) adds
+# config/EXTRA.config.
 base=${variant%%-*}
 frag="$HARNESS/config/variant-$base-$tree.config"
 [[ -r $frag ]] || frag="$HARNESS/config/variant-$base.config"
-[[ -r $frag ]] || die "unknown variant '$variant' (no $frag)"
+[[ -r $frag ]] || die "build '$variant' of $KERNEL_TABLE: no $frag"
 frags=("$common" "$frag")
 local extra
 local -a extras=()
@@ -66,7 +65,7 @@ IFS=- read -r -a extras <<<"${variant#"$base"}"
 for extra in "${extras[@]}"; do
 	[[ -n $extra ]] || continue
 	[[ -r $HARNESS/config/$extra.config ]] ||
-		die "unknown variant '$variant' (no config/$extra.config)"
+		die "build '$variant' of $KERNEL_TABLE: no config/$extra.config"
 	frags+=("$HARNESS/config/$extra.config")
 done
 ((stock == 0)) || frags+=("$HARNESS/config/stock.config")
@@ -169,12 +168,13 @@ elif [[ $(cat "$src/.harness-series" 2>/dev/null) != "$series_id" ]]; then
 fi
 
 # 3. The configuration: tinyconfig + fragments, every option checked.
-# A wide kernel carries the initramfs inside: QEMU puts an -initrd just
-# below 4 GiB minus 160 KiB, and from about 1000 CPUs on SeaBIOS's ACPI
-# tables grow past that and are overwritten (the guest then checksums a
-# 4 GiB "DSDT" byte by byte). build-initramfs.sh runs first.
+# A kernel whose row says builtin carries the initramfs inside: QEMU
+# puts an -initrd just below 4 GiB minus 160 KiB, and from about 1000
+# CPUs on SeaBIOS's ACPI tables grow past that and are overwritten (the
+# guest then checksums a 4 GiB "DSDT" byte by byte). build-initramfs.sh
+# runs first.
 local cpio_id=""
-if [[ $variant == *-wide* ]]; then
+if [[ $initrd_mode == builtin ]]; then
 	[[ -r $build/initramfs.cpio ]] ||
 		die "$build/initramfs.cpio is missing: harness/build-initramfs.sh $build first"
 	mkdir -p "$obj"

@@ -253,6 +253,81 @@ tcg_counts_hotplug_cpus() {
 	((major < 6 || (major == 6 && minor < 3)))
 }
 
+# --- the kernel table ------------------------------------------------
+# harness/kernels names the trees, the kernels built of each variant and
+# the tiers each boots; these read it, and nothing else does.
+# $PIDMAX_KERNELS points at another table (the self-tests' fake tree).
+KERNEL_TABLE=${PIDMAX_KERNELS:-$(dirname "${BASH_SOURCE[0]}")/kernels}
+# Every tier a row's BOOTS may list.
+# shellcheck disable=SC2034 # read by the scripts that source lib.sh
+TIERS="hotplug online scenario possible wide-online wide-hotplug"
+
+# kernel_rows [TREE]: the table's rows, "TREE VARIANT BUILD INITRD
+# BOOTS" a line, of TREE alone when given; a malformed row is an error.
+kernel_rows() {
+	[[ -r $KERNEL_TABLE ]] || die "the kernel table $KERNEL_TABLE is missing"
+	awk -v t="${1:-}" -v f="$KERNEL_TABLE" -v tiers=" $TIERS " '
+		/^[[:space:]]*(#|$)/ { next }
+		{
+			ok = NF == 5 && $4 ~ /^(builtin|external)$/
+			n = split($5, b, ",")
+			for (i = 1; i <= n; i++)
+				if (index(tiers, " " b[i] " ") == 0) ok = 0
+		}
+		!ok {
+			printf "%s:%d: want TREE VARIANT BUILD builtin|external TIER,TIER...\n", f, NR > "/dev/stderr"
+			bad = 1; exit 1
+		}
+		t == "" || $1 == t { print $1, $2, $3, $4, $5 }
+		END { exit bad }' "$KERNEL_TABLE"
+}
+
+# kernel_trees: the table's trees ("6.1 6.12"); kernel_variants TREE:
+# that tree's variants ("full small").
+kernel_trees() {
+	local rows
+	rows=$(kernel_rows) || return 1
+	awk '!s[$1]++ { printf "%s%s", (n++ ? " " : ""), $1 } END { print "" }' <<<"$rows"
+}
+kernel_variants() {
+	local rows
+	rows=$(kernel_rows "$1") || return 1
+	awk '!s[$2]++ { printf "%s%s", (n++ ? " " : ""), $2 } END { print "" }' <<<"$rows"
+}
+
+# kernel_builds TREE VARIANT: the variant's builds, in the table's order.
+kernel_builds() {
+	local rows
+	rows=$(kernel_rows "$1") || return 1
+	awk -v v="$2" '$2 == v { print $3 }' <<<"$rows"
+}
+
+# kernel_initrd_mode TREE BUILD: the row's INITRD (builtin: the
+# initramfs goes inside the kernel), or fail when the table has no such
+# build.
+kernel_initrd_mode() {
+	local rows
+	rows=$(kernel_rows "$1") || return 1
+	awk -v b="$2" '$3 == b { print $4; f = 1; exit } END { exit !f }' <<<"$rows"
+}
+
+# kernel_pick TREE VARIANT TIER MODE: the build that boots TIER of
+# TREE's VARIANT: the first row listing TIER (MODE each, the default
+# sweep), or the last one (MODE fewest: on 6.1 one kernel a variant
+# then boots every tier). Fails when no row lists TIER.
+kernel_pick() {
+	local rows
+	rows=$(kernel_rows "$1") || return 1
+	awk -v v="$2" -v t="$3" -v last="$([[ $4 == fewest ]] && echo 1 || echo 0)" '
+		$2 == v && index("," $5 ",", "," t ",") { b = $3; if (!last) exit }
+		END { if (b == "") exit 1; print b }' <<<"$rows"
+}
+
+# in_words WORD LIST: true when WORD is one of LIST's words.
+in_words() {
+	[[ " $2 " == *" $1 "* ]]
+}
+
 # --- a boot's record, parsed once ------------------------------------
 # parse-console.sh --write LOG leaves LOG.record (the record, after a
 # parser=ID field) and LOG.nested (the KTAP to nest under the boot's

@@ -1,7 +1,8 @@
 #!/bin/bash
 # mutants.sh - show that the sweep fails on broken kernels: push each
 # deliberate fault in harness/mutants/ on top of the series, rebuild
-# (incrementally) the full and the BASE_SMALL kernel, sweep a few CPU
+# (incrementally) each variant's kernel of the kernel table (on 6.1 the
+# full and the BASE_SMALL one), sweep a few CPU
 # counts on each, and print which checks caught it, by the check names
 # of each sweep's checks.csv.
 #
@@ -18,20 +19,24 @@ REPO=$(dirname "$HARNESS")
 # shellcheck source=harness/lib.sh
 . "$HARNESS/lib.sh"
 USAGE="Usage: harness/mutants.sh [--tree T] [--build-dir DIR] [--out DIR]
-                          [--accel A]
-Push each mutant of harness/mutants/ on top of the series, build the
-full and the small kernel, sweep a few CPU counts on each, and print a
-table of the checks that caught it (also in DIR/mutants.txt).
-  --tree T         6.1 (default) or 6.12
+                          [--accel A] [--fewest-kernels]
+Push each mutant of harness/mutants/ on top of the series, build each
+variant's kernel (harness/kernels), sweep a few CPU counts on each, and
+print a table of the checks that caught it (also in DIR/mutants.txt).
+  --tree T         a tree of harness/kernels (default: 6.1)
   --build-dir DIR  where the tree and builds live (default: build/)
   --out DIR        where results go (default: results/mutants)
-  --accel A        tcg (default) or kvm"
+  --accel A        tcg (default) or kvm
+  --fewest-kernels each tier on the last kernel of its variant that
+                   boots it (sweep-smp.sh --fewest-kernels): on 6.1 one
+                   build a variant"
 
-local tree=6.1 build="$REPO/build" out="$REPO/results/mutants" accel=tcg
-parse_options "$USAGE" "tree:,build-dir:,out:,accel:" "$@"
+local tree=6.1 build="$REPO/build" out="$REPO/results/mutants" accel=tcg pick=each
+parse_options "$USAGE" "tree:,build-dir:,out:,accel:,fewest-kernels" "$@"
 set -- "${OPTS[@]}"
 while (($#)); do
 	case $1 in
+	--fewest-kernels) pick=fewest; shift; continue ;;
 	--tree) tree=$2 ;;
 	--build-dir) build=$2 ;;
 	--out) out=$2 ;;
@@ -41,15 +46,17 @@ while (($#)); do
 	shift 2
 done
 (($# == 0)) || usage_error "unexpected operand '$1'"
-case $tree in 6.1 | 6.12) ;; *) usage_error "--tree wants 6.1 or 6.12, not '$tree'" ;; esac
+local variants
+variants=$(kernel_variants "$tree") || die "cannot read the kernel table"
+[[ -n $variants ]] || usage_error "--tree wants one of $(kernel_trees) (harness/kernels), not '$tree'"
 case $accel in tcg | kvm) ;; *) usage_error "--accel wants tcg or kvm, not '$accel'" ;; esac
 
 # Small lists that still reach every regime: the floor (1, 5), the edge
 # of scaling (32, 33), pid_max_min's own edge (38), and the top (255).
 # A mutant's header may ask for its own online list with a line
 # "Harness-Online: LIST" (starved needs 255 CPUs online), and for a
-# possible tier with "Harness-Possible: LIST", booted on the mutant's
-# NR_CPUS 8192 build (no-clamp: 4097 CPU ids reach the clamp).
+# possible tier with "Harness-Possible: LIST" (no-clamp: 4097 CPU ids
+# reach the clamp), booted on the same kernel where its .config allows.
 HOTPLUG=1,5,32,33,38,255
 ONLINE=2,33
 
@@ -59,6 +66,16 @@ rm -f "$out/mutants.txt"
 out=$(cd "$out" && pwd)
 mapfile -t mutants < <(ls "$HARNESS"/mutants/*.patch)
 ((${#mutants[@]} > 0)) || die "no mutants in $HARNESS/mutants"
+
+# caught_line: "full: CHECKS; small: CHECKS", each variant's cell.
+caught_line() {
+	local v line="" k=0
+	for v in $variants; do
+		line+="${line:+; }$v: ${cells[k]}"
+		k=$((k + 1))
+	done
+	echo "$line"
+}
 
 # caught_by DIR...: the checks that failed a boot in sweeps' checks.csv,
 # in the judge's order. A boot whose KUnit suite ran and failed counts
@@ -92,6 +109,34 @@ caught_by() {
 		}' "${checks[@]}"
 }
 
+# mutant_cell PATCH VARIANT: build VARIANT's kernels with the mutant
+# PATCH (the table's build for each tier it boots), sweep each, print
+# caught_by's cell; fails when a build failed. Uses $name, $online and
+# $possible of the mutant.
+mutant_cell() {
+	local t b kdir
+	local -a dirs=()
+	local -A of=([hotplug]="hotplug:$HOTPLUG" [online]="online:${online:-$ONLINE}")
+	[[ -z $possible ]] || of[possible]="possible:$possible"
+	local -A only=()
+	for t in "${!of[@]}"; do
+		b=$(kernel_pick "$tree" "$2" "$t" "$pick") || die "no kernel of $tree $2 boots the $t tier"
+		only[$b]+=" --only ${of[$t]}"
+	done
+	for b in "${!only[@]}"; do
+		if ! kdir=$("$HARNESS/build-kernel.sh" "$build" "$tree" "$b" "$1" 2>"$out/$name-$b.build.log"); then
+			cat "$out/$name-$b.build.log" >&2
+			echo build-failed
+			return 1
+		fi
+		# shellcheck disable=SC2086 # the --only options, split on purpose
+		"$HARNESS/sweep-smp.sh" --kernel "$kdir/vmlinux" --accel "$accel" ${only[$b]} \
+			--build-dir "$build" --out "$out/$name/$b" >"$out/$name-$b.sweep.log" 2>&1 || true
+		dirs+=("$out/$name/$b")
+	done
+	caught_by "${dirs[@]}"
+}
+
 echo "KTAP version 1"
 echo "1..${#mutants[@]}"
 table="$out/mutants.txt.tmp"
@@ -104,41 +149,25 @@ for m in "${mutants[@]}"; do
 	built=1
 	online=$(sed -n 's/^Harness-Online: *\([0-9,-]*\)$/\1/p' "$m" | head -n 1)
 	possible=$(sed -n 's/^Harness-Possible: *\([0-9,-]*\)$/\1/p' "$m" | head -n 1)
-	for v in full small; do
-		if ! kdir=$("$HARNESS/build-kernel.sh" "$build" "$tree" "$v" "$m" 2>"$out/$name-$v.build.log"); then
-			cat "$out/$name-$v.build.log" >&2
-			built=0
-			cells+=("build-failed")
-			continue
-		fi
-		"$HARNESS/sweep-smp.sh" --kernel "$kdir/vmlinux" --accel "$accel" \
-			--only "hotplug:$HOTPLUG" --only "online:${online:-$ONLINE}" --build-dir "$build" \
-			--out "$out/$name/$v" >"$out/$name-$v.sweep.log" 2>&1 || true
-		dirs=("$out/$name/$v")
-		if [[ -n $possible ]]; then
-			if ! kdir=$("$HARNESS/build-kernel.sh" "$build" "$tree" "$v-maxsmp" "$m" 2>"$out/$name-$v-maxsmp.build.log"); then
-				cat "$out/$name-$v-maxsmp.build.log" >&2
-				built=0
-			fi
-			"$HARNESS/sweep-smp.sh" --kernel "$kdir/vmlinux" --accel "$accel" \
-				--only "possible:$possible" --build-dir "$build" \
-				--out "$out/$name/$v-maxsmp" >"$out/$name-$v-maxsmp.sweep.log" 2>&1 || true
-			dirs+=("$out/$name/$v-maxsmp")
-		fi
-		cells+=("$(caught_by "${dirs[@]}")")
+	for v in $variants; do
+		cells+=("$(mutant_cell "$m" "$v")") || built=0
 	done
-	if ((built)) && [[ ${cells[0]} != - || ${cells[1]} != - ]]; then
-		verdict=caught
+	verdict=SURVIVED
+	((built)) || verdict=not-built
+	for cell in "${cells[@]}"; do
+		[[ $verdict != SURVIVED || $cell == - ]] || verdict=caught
+	done
+	if [[ $verdict == caught ]]; then
 		passed=$((passed + 1))
-		echo "ok $i mutant_$name # caught by full: ${cells[0]}; small: ${cells[1]}"
+		echo "ok $i mutant_$name # caught by $(caught_line)"
 	else
-		verdict=SURVIVED
-		((built)) || verdict=not-built
 		failed=$((failed + 1))
 		echo "not ok $i mutant_$name # $verdict"
 	fi
-	printf '%-16s %-8s %-8s %s\n' "$name" full "$verdict" "${cells[0]}" \
-		"$name" small "$verdict" "${cells[1]:-}" >>"$table"
+	for v in $variants; do
+		printf '%-16s %-8s %-8s %s\n' "$name" "$v" "$verdict" "${cells[0]:-}" >>"$table"
+		cells=("${cells[@]:1}")
+	done
 done
 mv "$table" "$out/mutants.txt"
 sed 's/^/# /' "$out/mutants.txt"

@@ -23,7 +23,7 @@ Print the job list of one kernel, a boot a line:
   possible   -smp 1 and possible_cpus=N on the kernel command line for
              each N of --possible (default: none; up to $MAX_NR_CPUS): N CPU
              ids that no firmware describes, one online; needs a kernel
-             with NR_CPUS >= N (the sweep builds VARIANT-maxsmp ones)
+             with NR_CPUS >= N (harness/kernels: the 6.1 kernels)
   wide-online   -smp N on QEMU 10's q35 with x2APIC and interrupt
              remapping (--wide-qemu) for each N of --wide-online
              (default: none): N firmware-described CPUs, all online
@@ -31,7 +31,7 @@ Print the job list of one kernel, a boot a line:
              line, for each N of --wide-hotplug (default: none; 257 to
              $MAX_Q35_CPUS): N possible CPUs the firmware describes, one
              online; both need a kernel with X86_X2APIC, IRQ_REMAP and
-             NR_CPUS >= N (the sweep builds VARIANT-maxsmp-wide), and
+             NR_CPUS >= N (harness/kernels: the 6.1 kernels), and
              are skips without --wide-qemu
   scenario   (--scenarios yes, the default) six boots: the extended
              guest checks on 64 CPUs, sysctl.kernel.pid_max= in and out
@@ -163,7 +163,7 @@ possible_tier() {
 				"possible_cpus= only lowers the CPU count of this kernel under TCG"
 		elif ((n > nr_cpus)); then
 			make_skip "$(printf 'possible-%04d' "$n")" possible \
-				"NR_CPUS is $nr_cpus: possible_cpus=$n needs a kernel built with more (VARIANT-maxsmp)"
+				"NR_CPUS is $nr_cpus: possible_cpus=$n needs a kernel built with more (the 6.1 kernels of harness/kernels)"
 		else
 			make_job "$(printf 'possible-%04d' "$n")" possible "$n" 1 1 \
 				"append=possible_cpus=$n" "mem=$((512 + n * 5 / 8))M" \
@@ -185,7 +185,7 @@ wide_tiers() {
 	nr_cpus=$(kconfig_get "$3" NR_CPUS)
 	[[ $nr_cpus =~ ^[0-9]+$ ]] || nr_cpus=1
 	if ! kernel_boots_wide "$3"; then
-		why="the kernel lacks X86_X2APIC or IRQ_REMAP: it ignores APIC IDs of 255 and up (VARIANT-maxsmp-wide has them)"
+		why="the kernel lacks X86_X2APIC or IRQ_REMAP: it ignores APIC IDs of 255 and up (the 6.1 kernels of harness/kernels have them)"
 	elif [[ -z $4 ]]; then
 		why="no QEMU for more than 255 CPUs: QEMU 10 from bookworm-backports is unavailable (harness/fetch-qemu.sh)"
 	fi

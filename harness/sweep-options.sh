@@ -12,8 +12,8 @@ and six scenario boots:
   hotplug   -smp 1,maxcpus=N: N possible CPUs, one online (fast), 1..255
   online    -smp N: all N CPUs online, 1..255
   possible  -smp 1 and the kernel parameter possible_cpus=N: N CPU ids
-            no firmware describes, one online, up to 8192, on kernels
-            built with NR_CPUS 8192 (VARIANT-maxsmp)
+            no firmware describes, one online, up to 8192 (NR_CPUS
+            8192: the 6.1 kernels of harness/kernels)
   wide-online, wide-hotplug  past 255 CPUs the firmware describes, up
             to 4096, on QEMU 10 (see --wide-online, --wide-hotplug)
 
@@ -36,7 +36,7 @@ Options:
                    both wide tiers boot QEMU 10 from bookworm-backports
                    (fetch-qemu.sh, never installed) on q35 with x2APIC
                    and interrupt remapping, a kernel built with them
-                   (VARIANT-maxsmp-wide); unreachable, they are skips
+                   (the 6.1 kernels); unreachable, they are skips
   --jobs N         guests booted at once (default: 2); a guest with 16
                    or more CPUs online always boots alone
   --kernel FILE    boot this vmlinux or bzImage instead of building
@@ -45,10 +45,17 @@ Options:
                    kernel, fetched into the build folder (never
                    installed) by fetch-stock.sh
   --config FILE    the .config of --kernel FILE
-  --tree T         kernel tree to build: 6.1 (default) or 6.12
-  --variant V      config variant to build: full (default), small
-                   (CONFIG_BASE_SMALL), or all (both, planned into one
-                   job list, side by side in DIR/variants.csv)
+  --tree T         kernel tree to build, a tree of the kernel table
+                   harness/kernels: 6.1 (default) or 6.12; each kernel
+                   boots every tier its .config allows, the rest skip
+  --variant V      the tree's variant to build: full (default), small
+                   (CONFIG_BASE_SMALL), or all (every variant, planned
+                   into one job list, side by side in DIR/variants.csv)
+  --fewest-kernels  boot each tier on the last kernel of its variant
+                   in harness/kernels that lists it, not the first: on
+                   6.1 one build a variant (NR_CPUS 8192, x2APIC) boots
+                   every tier, its 1..255 boots slower (docs/speed.md);
+                   what CI does to save builds
   --scenarios Y/N  yes (default): also boot the six scenario guests: the
                    extended checks (bad writes, PIDs above 32768,
                    exhaustion), sysctl.kernel.pid_max= in and out of
@@ -93,4 +100,34 @@ only_tiers() {
 		*) usage_error "--only wants TIER:LIST (hotplug, online, possible, wide-online, wide-hotplug) or scenarios, not '$t'" ;;
 		esac
 	done
+}
+
+# wanted_tiers: the tiers main's options ask for (TIERS's names).
+wanted_tiers() {
+	local -a w=()
+	[[ -z $(parse_cpu_list "$cpus_list") ]] || w+=(hotplug)
+	[[ -z $(parse_cpu_list "$online_list") ]] || w+=(online)
+	[[ $scenarios != yes ]] || w+=(scenario)
+	[[ -z $possible_list ]] || w+=(possible)
+	[[ -z $wide_online ]] || w+=(wide-online)
+	[[ -z $wide_hotplug ]] || w+=(wide-hotplug)
+	echo "${w[*]}"
+}
+
+# plan_options TIERS: set PLAN_OPTS to plan.sh's options for a kernel
+# that boots TIERS (a space-separated list), every other tier off.
+# Without --cpus plan.sh's own default stands for the hotplug tier (on a
+# kernel that cannot boot it, a skip; a LIST given would be an error).
+plan_options() {
+	PLAN_OPTS=()
+	if ! in_words hotplug "$1"; then
+		PLAN_OPTS+=(--cpus "")
+	elif ((cpus_given)); then
+		PLAN_OPTS+=(--cpus "$cpus_list")
+	fi
+	PLAN_OPTS+=(--scenarios "$(in_words scenario "$1" && echo yes || echo no)"
+		--online "$(! in_words online "$1" || echo "$online_list")"
+		--possible "$(! in_words possible "$1" || echo "$possible_list")"
+		--wide-online "$(! in_words wide-online "$1" || echo "$wide_online")"
+		--wide-hotplug "$(! in_words wide-hotplug "$1" || echo "$wide_hotplug")")
 }

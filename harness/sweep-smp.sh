@@ -30,9 +30,9 @@ REPO=$(dirname "$HARNESS")
 local cpus_list=all cpus_given=0 online_list=$DEFAULT_ONLINE jobs=2
 local possible_list=$DEFAULT_POSSIBLE wide_online=$DEFAULT_WIDE_ONLINE wide_hotplug=$DEFAULT_WIDE_HOTPLUG
 local kernel="" config="" tree=6.1 variant=full accel=auto scenarios=yes
-local build="$REPO/build" out="" list=0 shard="" baseline=0 tier_given=""
+local build="$REPO/build" out="" list=0 shard="" baseline=0 tier_given="" pick=each
 local -a only=()
-parse_options "$USAGE" "only:,cpus:,online:,possible:,jobs:,kernel:,config:,tree:,variant:,accel:,scenarios:,build-dir:,out:,list,shard:,baseline,wide-online:,wide-hotplug:" "$@"
+parse_options "$USAGE" "fewest-kernels,only:,cpus:,online:,possible:,jobs:,kernel:,config:,tree:,variant:,accel:,scenarios:,build-dir:,out:,list,shard:,baseline,wide-online:,wide-hotplug:" "$@"
 set -- "${OPTS[@]}"
 while (($#)); do
 	case $1 in
@@ -56,6 +56,7 @@ while (($#)); do
 	--shard) shard=$2 ;;
 	--list) list=1; shift; continue ;;
 	--baseline) baseline=1; shift; continue ;;
+	--fewest-kernels) pick=fewest; shift; continue ;;
 	--) shift; break ;;
 	esac
 	shift 2
@@ -81,8 +82,12 @@ if [[ -n $shard ]]; then
 	[[ -n $out ]] || out="$REPO/results/shard-$shard_i-of-$shard_n"
 fi
 [[ -n $out ]] || out="$REPO/results"
-case $tree in 6.1 | 6.12) ;; *) usage_error "--tree wants 6.1 or 6.12, not '$tree'" ;; esac
-case $variant in full | small | all) ;; *) usage_error "--variant wants full, small or all, not '$variant'" ;; esac
+local trees variants
+trees=$(kernel_trees) || die "cannot read the kernel table"
+in_words "$tree" "$trees" || usage_error "--tree wants one of $trees (harness/kernels), not '$tree'"
+variants=$(kernel_variants "$tree")
+[[ $variant == all ]] || in_words "$variant" "$variants" ||
+	usage_error "--variant wants all or one of $variants, not '$variant'"
 case $accel in auto | tcg | kvm) ;; *) usage_error "--accel wants auto, tcg or kvm, not '$accel'" ;; esac
 case $scenarios in yes | no) ;; *) usage_error "--scenarios wants yes or no, not '$scenarios'" ;; esac
 [[ $(parse_cpu_list "$cpus_list")$(parse_cpu_list "$online_list")$possible_list$wide_online$wide_hotplug != "" ||
@@ -92,6 +97,7 @@ if [[ -n $kernel ]]; then
 	[[ $variant != all ]] || usage_error "--variant all builds its own kernels; drop --kernel"
 	((baseline == 0)) || usage_error "--baseline builds the stock twins of its own kernels; drop --kernel"
 fi
+[[ $variant != all ]] || variant=$variants
 if [[ $kernel == debian ]]; then
 	[[ -z $config ]] || usage_error "--kernel debian brings its own .config; drop --config"
 	kernel=$(compgen -G "$("$HARNESS/fetch-stock.sh" "$build")/vmlinuz-*" | head -n 1)
@@ -109,42 +115,44 @@ fi
 ((list)) || command -v "${QEMU:-qemu-system-x86_64}" >/dev/null ||
 	die "${QEMU:-qemu-system-x86_64} not found: apt-get install qemu-system-x86"
 
-# The kernels: --kernel FILE, or one build per variant, and on 6.1 (6.12
-# under TCG cannot grow its CPU count past QEMU's present CPUs: its
-# possible and wide tiers are skips) one with NR_CPUS 8192 per variant
-# for the possible tier, and one with x2APIC too for the wide tiers.
+# The kernels: --kernel FILE, which boots every tier; or, of each
+# variant, the builds of the kernel table (harness/kernels) that boot
+# the tiers asked for, each with its tiers.
 mkdir -p "$build"
 build=$(cd "$build" && pwd)
-local -a kernels=() configs=() labels=() tiers=()
-local i initrd
-# First: the wide kernels carry it inside.
+local -a kernels=() configs=() labels=() kbuilds=() ktiers=()
+local i initrd want t b
+want=$(wanted_tiers)
+# First: a kernel may carry it inside.
 initrd=$("$HARNESS/build-initramfs.sh" "$build")
 # Any --kernel may lack the series: the judge tells from its boot line.
 local series=yes
 local v kdir
-# add_kernel VARIANT TIERS: build VARIANT, which boots TIERS.
-add_kernel() {
-	kdir=$("$HARNESS/build-kernel.sh" "$build" "$tree" "$1")
-	kernels+=("$kdir/vmlinux") configs+=("$kdir/.config")
-	labels+=("$tree-$1") tiers+=("$2")
-}
 if [[ -n $kernel ]]; then
 	kernels=("$(realpath "$kernel")") configs=("$(realpath "$config")")
-	labels=("$(basename "$kernel")") series=auto tiers=(all)
+	labels=("$(basename "$kernel")") series=auto ktiers=("$want")
 else
-	[[ $variant == all ]] && variant="full small"
 	for v in $variant; do
-		[[ -z $possible_list || $tree != 6.1 ]] || add_kernel "$v-maxsmp" possible
-		[[ -z $wide_online$wide_hotplug || $tree != 6.1 ]] || add_kernel "$v-maxsmp-wide" wide
-		add_kernel "$v" "$([[ $tree == 6.1 ]] && echo others || echo all)"
+		local -A of=()
+		for t in $want; do
+			b=$(kernel_pick "$tree" "$v" "$t" "$pick") ||
+				die "no kernel of $tree $v in $KERNEL_TABLE boots the $t tier"
+			of[$b]+=" $t"
+		done
+		for b in $(kernel_builds "$tree" "$v"); do
+			[[ -n ${of[$b]:-} ]] || continue
+			kdir=$("$HARNESS/build-kernel.sh" "$build" "$tree" "$b")
+			kernels+=("$kdir/vmlinux") configs+=("$kdir/.config")
+			labels+=("$tree-$b") kbuilds+=("$b") ktiers+=("${of[$b]}")
+		done
+		unset of
 	done
 fi
 # QEMU 10 for the wide tiers, when a kernel can boot them (x2APIC with
 # interrupt remapping); unreachable, they are skips (exit 3).
 local wide_qemu="" rc=0
 for i in "${!kernels[@]}"; do
-	[[ -n $wide_online$wide_hotplug && ${tiers[i]} == @(wide|all) ]] &&
-		kernel_boots_wide "${configs[i]}" || continue
+	[[ ${ktiers[i]} == *wide-* ]] && kernel_boots_wide "${configs[i]}" || continue
 	wide_qemu=$("$HARNESS/fetch-qemu.sh" "$build") || rc=$?
 	((rc == 0 || rc == 3)) || die "fetch-qemu.sh failed (see above)"
 	break
@@ -154,37 +162,28 @@ done
 local -a stock_map=()
 if ((baseline)); then
 	for i in "${!labels[@]}"; do
-		kdir=$("$HARNESS/build-kernel.sh" --stock "$build" "$tree" "${labels[i]#"$tree"-}")
+		kdir=$("$HARNESS/build-kernel.sh" --stock "$build" "$tree" "${kbuilds[i]}")
 		stock_map+=("${labels[i]}=$kdir/vmlinux")
 	done
 fi
-local -a probe_opt=() cpus_opt=()
+local -a probe_opt=()
 ((list == 0)) || probe_opt=(--no-probe)
-((cpus_given == 0)) || cpus_opt=(--cpus "$cpus_list")
 if [[ $accel == auto ]]; then
 	accel=$("$HARNESS/accel.sh" "${probe_opt[@]}" \
 		"$build" "${kernels[0]}" "${configs[0]}" "$initrd")
 fi
 
-# The plan: every kernel's jobs in one list; a maxsmp kernel runs the
-# possible tier, its variant's normal kernel the others.
-local -a tier_opts=()
+# The plan: every kernel's jobs in one list.
 plan=$(mktemp)
 runner=""
 # A signal stops the runner, which stops every guest it started.
 trap 'rm -f "$plan"' EXIT
 trap '[[ -z $runner ]] || { kill -TERM "$runner"; wait "$runner"; }; exit 130' INT TERM HUP
 for i in "${!kernels[@]}"; do
-	local -a wide_opts=(--wide-online "$wide_online" --wide-hotplug "$wide_hotplug" --wide-qemu "$wide_qemu")
-	case ${tiers[i]} in
-	possible) tier_opts=(--cpus "" --online "" --scenarios no --possible "$possible_list") ;;
-	wide) tier_opts=(--cpus "" --online "" --scenarios no "${wide_opts[@]}") ;;
-	others) tier_opts=("${cpus_opt[@]}" --online "$online_list" --scenarios "$scenarios" --possible "") ;;
-	*) tier_opts=("${cpus_opt[@]}" --online "$online_list" --scenarios "$scenarios" --possible "$possible_list" "${wide_opts[@]}") ;;
-	esac
+	plan_options "${ktiers[i]}"
 	"$HARNESS/plan.sh" --kernel "${kernels[i]}" --config "${configs[i]}" \
 		--initrd "$initrd" --label "${labels[i]}" --accel "$accel" --series "$series" \
-		"${tier_opts[@]}" >>"$plan"
+		"${PLAN_OPTS[@]}" --wide-qemu "$wide_qemu" >>"$plan"
 done
 if ((list)); then
 	cat "$plan"

@@ -28,7 +28,7 @@ test_plan_possible_tier() {
 	out=$("$HARNESS/plan.sh" --kernel /k --config "$FIX/config-6.1-full" --initrd /i --label n \
 		--cpus "" --online "" --scenarios no --possible 256,257)
 	expect_eq "NR_CPUS 256" "$(cut -f1,5 <<<"$out")" "name=n-possible-0256	kernel=/k
-name=n-possible-0257	skip=NR_CPUS is 256: possible_cpus=257 needs a kernel built with more (VARIANT-maxsmp)" || rc=1
+name=n-possible-0257	skip=NR_CPUS is 256: possible_cpus=257 needs a kernel built with more (the 6.1 kernels of harness/kernels)" || rc=1
 	out=$("$HARNESS/plan.sh" --kernel /k --config "$FIX/config-6.12-full" --initrd /i --label t \
 		--cpus "" --online "" --scenarios no --possible 300)
 	expect_eq "6.12" "$(cut -f5 <<<"$out")" \
@@ -168,7 +168,7 @@ test_plan_from_config_alone() {
 	out=$("$HARNESS/plan.sh" --kernel /k --config "$cfg" --initrd /i --label w \
 		--cpus "" --online "" --scenarios no --wide-hotplug 1024 --wide-qemu /q10)
 	expect_eq "no IRQ_REMAP" "$(cut -f5 <<<"$out")" \
-		"skip=the kernel lacks X86_X2APIC or IRQ_REMAP: it ignores APIC IDs of 255 and up (VARIANT-maxsmp-wide has them)" || rc=1
+		"skip=the kernel lacks X86_X2APIC or IRQ_REMAP: it ignores APIC IDs of 255 and up (the 6.1 kernels of harness/kernels have them)" || rc=1
 	return $rc
 }
 
@@ -188,5 +188,76 @@ test_sweep_only_tiers() {
 		"$HARNESS/sweep-smp.sh" --only online:8 --cpus 3 || rc=1
 	must_fail "--only wants TIER:LIST" "$HARNESS/sweep-smp.sh" --only bogus:1 || rc=1
 	must_fail "bad CPU list '300'" "$HARNESS/sweep-smp.sh" --only online:300 || rc=1
+	return $rc
+}
+
+# A tree is one row of the kernel table: a fake tree 9.9 (a one-file
+# tarball, a one-patch series, a make that writes the recorded 6.12
+# .config as 9.9's) is built, planned and judged with no other change.
+test_fake_tree_is_one_row() {
+	needs quilt quilt
+	local src="$TMP/t/linux-source-9.9" bin="$TMP/bin" series="$TMP/series" out
+	mkdir -p "$src/kernel" "$src/scripts/kconfig" "$bin" "$series"
+	printf 'int pid_max = 32768;\n' >"$src/kernel/pid.c"
+	# merge_config.sh -m -O OBJ BASE FRAGMENT...: the fragments after the
+	# base (a later line wins, as in kconfig_get).
+	printf '#!/bin/sh\nshift 3\nbase=$1\nshift\ncat "$@" >>"$base"\n' \
+		>"$src/scripts/kconfig/merge_config.sh"
+	chmod +x "$src/scripts/kconfig/merge_config.sh"
+	tar -C "$TMP/t" -cJf "$TMP/linux-source-9.9.tar.xz" linux-source-9.9
+	printf -- '--- a/kernel/pid.c\n+++ b/kernel/pid.c\n@@ -1 +1 @@\n-int pid_max = 32768;\n+int pid_max = 65536;\n' \
+		>"$series/0001-fake.patch"
+	echo 0001-fake.patch >"$series/series"
+	cat >"$bin/make" <<'MAKE'
+#!/bin/bash
+for a; do [[ $a != O=* ]] || o=${a#O=}; done
+case " $* " in
+*" tinyconfig "*) sed 's|^# Linux/x86 .* Kernel Configuration$|# Linux/x86 9.9.0 Kernel Configuration|' \
+	"$FAKE_CONFIG" >"$o/.config" ;;
+*" vmlinux "*) echo "fake vmlinux" >"$o/vmlinux" ;;
+esac
+MAKE
+	chmod +x "$bin/make"
+	{
+		cat "$HARNESS/kernels"
+		echo "9.9 full full external hotplug,online,scenario,possible,wide-online,wide-hotplug"
+	} >"$TMP/kernels"
+	fake_build "$TMP/build"
+	out=$(PATH="$bin:$PATH" PIDMAX_KERNELS="$TMP/kernels" PIDMAX_SERIES_DIR="$series" \
+		PIDMAX_TARBALL="$TMP/linux-source-9.9.tar.xz" FAKE_CONFIG="$FIX/config-6.12-full" \
+		QEMU="$TESTS/fake-qemu.sh" FAKE_QEMU_MODE=replay FAKE_QEMU_LOG="$FIX/online-064-6.12.log" \
+		"$HARNESS/sweep-smp.sh" --tree 9.9 --accel tcg --build-dir "$TMP/build" \
+		--out "$TMP/sweep" --only online:64 --only possible:300 2>&1) || {
+		echo "the fake tree's sweep failed: $out"
+		return 1
+	}
+	expect_eq "last line" "$(tail -n 1 <<<"$out")" "1 passed, 0 failed, 1 skipped" || return 1
+	local line got=""
+	while IFS= read -r line; do
+		got+="$(kv_get "$line" name) $(kv_get "$line" online) $(kv_get "$line" pid_max) $(kv_get "$line" skip);"
+	done <"$TMP/sweep/jobs"
+	expect_eq "jobs" "$got" "9.9-full-online-064 64 65536 none;9.9-full-possible-0300 none none possible_cpus= only lowers the CPU count of this kernel under TCG;" || return 1
+	grep -q "^ok 2 9.9-full-possible-0300 # SKIP possible_cpus= only lowers" "$TMP/sweep/results.ktap" || {
+		echo "9.9 (since 6.3) under TCG: the possible tier is not a skip: $(cat "$TMP/sweep/results.ktap")"
+		return 1
+	}
+}
+
+# The kernel table's reader: each tier on the first row of its variant
+# that lists it, or the last with --fewest-kernels; a bad row refused.
+test_kernel_table_picks() {
+	local rc=0 t got=""
+	for t in hotplug possible wide-online; do
+		got+="$t $(kernel_pick 6.1 small "$t" each) $(kernel_pick 6.1 small "$t" fewest);"
+	done
+	expect_eq "6.1 small" "$got" "hotplug small small-maxsmp-wide;possible small-maxsmp small-maxsmp-wide;wide-online small-maxsmp-wide small-maxsmp-wide;" || rc=1
+	expect_eq "trees" "$(kernel_trees)" "6.1 6.12" || rc=1
+	expect_eq "initrd" "$(kernel_initrd_mode 6.1 full-maxsmp-wide) $(kernel_initrd_mode 6.12 full)" "builtin external" || rc=1
+	! kernel_pick 6.1 huge hotplug each >/dev/null || { echo "a variant not in the table was picked"; rc=1; }
+	printf '6.1 full full external hotplug,sideways\n' >"$TMP/bad"
+	local err
+	err=$(PIDMAX_KERNELS="$TMP/bad" bash -c '. "$1"; kernel_trees' _ "$HARNESS/lib.sh" 2>&1) &&
+		{ echo "a row with an unknown tier was read: $err"; rc=1; }
+	[[ $err == *"$TMP/bad:1: want TREE VARIANT BUILD"* ]] || { echo "no line number: $err"; rc=1; }
 	return $rc
 }

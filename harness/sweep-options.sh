@@ -131,3 +131,92 @@ plan_options() {
 		--wide-online "$(! in_words wide-online "$1" || echo "$wide_online")"
 		--wide-hotplug "$(! in_words wide-hotplug "$1" || echo "$wide_hotplug")")
 }
+
+# read_options ARG...: main's options into main's variables.
+read_options() {
+	parse_options "$USAGE" "fewest-kernels,only:,cpus:,online:,possible:,jobs:,kernel:,config:,tree:,variant:,accel:,scenarios:,build-dir:,out:,list,shard:,baseline,wide-online:,wide-hotplug:" "$@"
+	set -- "${OPTS[@]}"
+	while (($#)); do
+		case $1 in
+		--only) only+=("$2") ;;
+		--cpus | --online | --possible | --wide-online | --wide-hotplug | --scenarios)
+			tier_given=$1 ;;&
+		--cpus) cpus_list=$2 cpus_given=1 ;;
+		--online) online_list=$2 ;;
+		--possible) possible_list=$2 ;;
+		--wide-online) wide_online=$2 ;;
+		--wide-hotplug) wide_hotplug=$2 ;;
+		--jobs) jobs=$2 ;;
+		--kernel) kernel=$2 ;;
+		--config) config=$2 ;;
+		--tree) tree=$2 ;;
+		--variant) variant=$2 ;;
+		--accel) accel=$2 ;;
+		--scenarios) scenarios=$2 ;;
+		--build-dir) build=$2 ;;
+		--out) out=$2 ;;
+		--shard) shard=$2 ;;
+		--list) list=1; shift; continue ;;
+		--baseline) baseline=1; shift; continue ;;
+		--fewest-kernels) pick=fewest; shift; continue ;;
+		--) shift; break ;;
+		esac
+		shift 2
+	done
+	(($# == 0)) || usage_error "unexpected operand '$1'"
+}
+
+# check_lists: every tier's list (the wide ones made comma lists),
+# --scenarios, --jobs, --shard and --out.
+check_lists() {
+	if ((${#only[@]})); then
+		[[ -z $tier_given ]] || usage_error "--only and $tier_given: name every tier with --only"
+		only_tiers "${only[@]}"
+	fi
+	parse_cpu_list "$cpus_list" >/dev/null || usage_error "--cpus: see above"
+	parse_cpu_list "$online_list" >/dev/null || usage_error "--online: see above"
+	parse_cpu_list "$possible_list" "$MAX_NR_CPUS" >/dev/null || usage_error "--possible: see above"
+	wide_online=$(parse_cpu_list "$wide_online" "$MAX_Q35_CPUS") || usage_error "--wide-online: see above"
+	wide_hotplug=$(parse_cpu_list "$wide_hotplug" "$MAX_Q35_CPUS" "$MIN_WIDE_HOTPLUG") ||
+		usage_error "--wide-hotplug: see above (N above the 256 CPUs QEMU is given)"
+	wide_online=${wide_online//$'\n'/,} wide_hotplug=${wide_hotplug//$'\n'/,}
+	[[ $jobs =~ ^[1-9][0-9]*$ ]] || usage_error "--jobs wants a positive number, not '$jobs'"
+	local shard_i shard_n
+	if [[ -n $shard ]]; then
+		parse_shard "$shard" shard_i shard_n || usage_error "--shard wants I/N with 1 <= I <= N, not '$shard'"
+		[[ -n $out ]] || out="$REPO/results/shard-$shard_i-of-$shard_n"
+	fi
+	[[ -n $out ]] || out="$REPO/results"
+	case $scenarios in yes | no) ;; *) usage_error "--scenarios wants yes or no, not '$scenarios'" ;; esac
+	[[ $(parse_cpu_list "$cpus_list")$(parse_cpu_list "$online_list")$possible_list$wide_online$wide_hotplug != "" ||
+		$scenarios == yes ]] ||
+		usage_error "every tier's list is empty and --scenarios is no: nothing to boot"
+}
+
+# check_kernel_options: --tree, --variant (all made the tree's list),
+# --accel, --kernel (debian fetched) and --config.
+check_kernel_options() {
+	local trees variants
+	trees=$(kernel_trees) || die "cannot read the kernel table"
+	in_words "$tree" "$trees" || usage_error "--tree wants one of $trees (harness/kernels), not '$tree'"
+	variants=$(kernel_variants "$tree")
+	[[ $variant == all ]] || in_words "$variant" "$variants" ||
+		usage_error "--variant wants all or one of $variants, not '$variant'"
+	case $accel in auto | tcg | kvm) ;; *) usage_error "--accel wants auto, tcg or kvm, not '$accel'" ;; esac
+	if [[ -n $kernel ]]; then
+		[[ $variant != all ]] || usage_error "--variant all builds its own kernels; drop --kernel"
+		((baseline == 0)) || usage_error "--baseline builds the stock twins of its own kernels; drop --kernel"
+	fi
+	[[ $variant != all ]] || variant=$variants
+	if [[ $kernel == debian ]]; then
+		[[ -z $config ]] || usage_error "--kernel debian brings its own .config; drop --config"
+		kernel=$(compgen -G "$("$HARNESS/fetch-stock.sh" "$build")/vmlinuz-*" | head -n 1)
+	fi
+	if [[ -n $kernel ]]; then
+		[[ -r $kernel ]] || die "--kernel $kernel is not readable"
+		[[ -n $config ]] || config="$(dirname "$kernel")/.config"
+		[[ -r $config ]] || die "no .config for $kernel: put it beside the kernel or pass --config FILE"
+	else
+		[[ -z $config ]] || usage_error "--config goes with --kernel"
+	fi
+}

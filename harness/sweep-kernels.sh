@@ -1,0 +1,61 @@
+# shellcheck shell=bash disable=SC2034,SC2154 # sweep-smp.sh main's variables
+# sweep-kernels.sh - the kernels of a sweep, sourced by sweep-smp.sh:
+# which to build (the kernel table, harness/kernels), each with the
+# tiers it boots, QEMU 10 for the wide tiers, the baseline's stock
+# twins. Each function reads and sets sweep-smp.sh main's variables.
+
+# sweep_kernels: --kernel FILE, which boots every tier asked for; or, of
+# each variant, the table's builds that boot those tiers (kernel_pick:
+# the first row listing a tier, the last with --fewest-kernels), built.
+# Sets kernels, configs, labels, kbuilds and ktiers (a kernel's tiers);
+# series=auto for a --kernel, which may lack the series (the judge tells
+# from its boot line).
+sweep_kernels() {
+	local want v t b kdir
+	want=$(wanted_tiers)
+	if [[ -n $kernel ]]; then
+		kernels=("$(realpath "$kernel")") configs=("$(realpath "$config")")
+		labels=("$(basename "$kernel")") series=auto ktiers=("$want")
+		return 0
+	fi
+	for v in $variant; do
+		local -A of=()
+		for t in $want; do
+			b=$(kernel_pick "$tree" "$v" "$t" "$pick") ||
+				die "no kernel of $tree $v in $KERNEL_TABLE boots the $t tier"
+			of[$b]+=" $t"
+		done
+		for b in $(kernel_builds "$tree" "$v"); do
+			[[ -n ${of[$b]:-} ]] || continue
+			kdir=$("$HARNESS/build-kernel.sh" "$build" "$tree" "$b")
+			kernels+=("$kdir/vmlinux") configs+=("$kdir/.config")
+			labels+=("$tree-$b") kbuilds+=("$b") ktiers+=("${of[$b]}")
+		done
+		unset of
+	done
+}
+
+# wide_qemu_for: print QEMU 10's path when a kernel boots the wide tiers
+# (x2APIC with interrupt remapping), fetched; nothing when none does or
+# it is unreachable (the tiers are then skips).
+wide_qemu_for() {
+	local i rc=0 qemu
+	for i in "${!kernels[@]}"; do
+		[[ ${ktiers[i]} == *wide-* ]] && kernel_boots_wide "${configs[i]}" || continue
+		qemu=$("$HARNESS/fetch-qemu.sh" "$build") || rc=$?
+		((rc == 0 || rc == 3)) || die "fetch-qemu.sh failed (see above)"
+		echo "${qemu:-}"
+		return 0
+	done
+}
+
+# stock_kernels: the baseline's stock twin of every kernel, built last
+# (they pop the series off the tree that the builds share); sets
+# stock_map (LABEL=VMLINUX).
+stock_kernels() {
+	local i kdir
+	for i in "${!labels[@]}"; do
+		kdir=$("$HARNESS/build-kernel.sh" --stock "$build" "$tree" "${kbuilds[i]}")
+		stock_map+=("${labels[i]}=$kdir/vmlinux")
+	done
+}

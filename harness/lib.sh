@@ -134,6 +134,24 @@ kv_get() {
 	printf '%s\n' "${_kv_one[$2]-none}"
 }
 
+# job_weight LINE: what a boot of job LINE costs under TCG, in
+# hundredths of a one-CPU boot, from its fields online, possible (CPU
+# ids; its memory grows with them) and machine. Fitted to the boots
+# measured here: one CPU 0.8 s, 64 online 3.7 s, 255 online 24 s
+# (1 + online^2/2000); 4096 ids 48 s, 8192 288 s (+ ids^2/350000); the
+# q35 machine of the wide tiers 20 more, its ids ten times dearer
+# (512 firmware-described CPUs 27 s, 1024 57 s, 4096 478 s). The
+# runner's and shard.sh's measure, and the progress line's.
+job_weight() {
+	local -A _w=()
+	kv_load _w "$1"
+	local on=${_w[online]:-1} ids=${_w[possible]:-1} per=3500 base=100
+	[[ $on =~ ^[0-9]+$ ]] || on=1
+	[[ $ids =~ ^[0-9]+$ ]] || ids=1
+	[[ ${_w[machine]:-} != wide ]] || per=350 base=2100
+	echo $((base + on * on / 20 + ids * ids / per))
+}
+
 # Where fetch-qemu.sh gets QEMU 10 for the wide tiers (an apt sources
 # line without its "deb").
 # shellcheck disable=SC2034 # read by fetch-qemu.sh

@@ -5,7 +5,8 @@
 #
 # A guest with 16 or more CPUs online keeps every host core busy on its
 # own, so it boots alone (two at once starved their RCU kthreads into
-# stall warnings); the others boot up to --jobs at a time. Every guest
+# stall warnings); the others boot up to --jobs at a time. The progress
+# line's time left weighs the boots left by lib.sh's job_weight. Every guest
 # started is killed when the runner ends, however it ends.
 set -euo pipefail
 
@@ -53,10 +54,15 @@ trap 'stop_guests; exit 130' INT TERM HUP
 trap stop_guests EXIT
 
 local -a lines=()
-local line total=0
+local line name total=0 weight_left=0 weight_done=0
+local -A weight=()
 mapfile -t lines <"$out/jobs"
 for line in "${lines[@]}"; do
-	[[ $(kv_get "$line" skip) == none ]] && total=$((total + 1))
+	[[ $(kv_get "$line" skip) == none ]] || continue
+	name=$(kv_get "$line" name)
+	total=$((total + 1))
+	weight[$name]=$(job_weight "$line")
+	weight_left=$((weight_left + weight[$name]))
 done
 
 local done_count=0 fail_count=0 start_time progress=0 parser
@@ -89,6 +95,7 @@ finish() {
 		[[ ${c[result]} != fail ]] || failed+=${failed:+,}${c[check]}
 	done
 	done_count=$((done_count + 1))
+	weight_done=$((weight_done + weight[$name])) weight_left=$((weight_left - weight[$name]))
 	[[ $verdict == pass ]] || fail_count=$((fail_count + 1))
 	((progress)) && printf '\r\033[K' >&2
 	printf '[%d/%d] %-28s %-7s pid_max=%s%s\n' "$done_count" "$total" \
@@ -98,24 +105,23 @@ finish() {
 	if ((progress)); then
 		local spent=$(($(date +%s) - start_time))
 		printf '%d/%d done, %d failed, about %ds left' "$done_count" "$total" \
-			"$fail_count" $((spent * (total - done_count) / done_count)) >&2
+			"$fail_count" $((spent * weight_left / weight_done)) >&2
 	fi
 }
 
-local heavy=0 limit boots pid
+local heavy=0 limit online pid
 for line in "${lines[@]}"; do
 	[[ $(kv_get "$line" skip) == none ]] || continue
-	boots=$(kv_get "$line" smp)
-	boots=${boots%%,*}
-	[[ $boots =~ ^[0-9]+$ ]] || die "job $(kv_get "$line" name): bad smp field"
+	online=$(kv_get "$line" online)
+	[[ $online =~ ^[0-9]+$ ]] || die "job $(kv_get "$line" name): bad online field"
 	limit=$jobs
-	((boots >= 16 || heavy)) && limit=1
+	((online >= 16 || heavy)) && limit=1
 	while ((${#running[@]} >= limit)); do
 		wait -n -p pid "${!running[@]}" || true
 		finish "$pid"
 	done
 	heavy=0
-	((boots >= 16)) && heavy=1
+	((online >= 16)) && heavy=1
 	"$HARNESS/boot-guest.sh" "$line" "$out/boots/$(kv_get "$line" name).log" &
 	running[$!]=$line
 done

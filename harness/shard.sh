@@ -3,11 +3,11 @@
 #
 # Every job lands in exactly one shard, and the split is deterministic:
 # the same list and N give the same shards on every machine. A boot's
-# weight is its cost under TCG, roughly 1 + online^2 / 2000 one-CPU
-# boots (bench.sh: 0.8 s at 1 CPU, 3.7 s at 64, 24 s at 255), so the
-# heavy many-CPU boots are dealt out first, each to the shard with the
-# least weight so far (the lowest-numbered on a tie), and the shards
-# take similar time. A shard keeps the list's order.
+# weight is its cost under TCG from its job's online CPUs, CPU ids and
+# machine (lib.sh's job_weight), so the heavy boots are dealt out first,
+# each to the shard with the least weight so far (the lowest-numbered on
+# a tie), and the shards take similar time. A shard keeps the list's
+# order.
 set -euo pipefail
 
 HARNESS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -23,13 +23,13 @@ main() {
 	(($# == 1 || $# == 2)) || usage_error "expects I/N and an optional JOBS file"
 	local i n
 	parse_shard "$1" i n || usage_error "shard '$1': want I/N with 1 <= I <= N"
-	awk -F'\t' -v want="$i" -v n="$n" '
+	local line
+	while IFS= read -r line; do
+		printf '%s\t%s\n' "$(job_weight "$line")" "$line"
+	done <"${2:-/dev/stdin}" | awk -F'\t' -v want="$i" -v n="$n" '
 		{
-			line[NR] = $0; w = 0
-			for (f = 1; f <= NF; f++) {
-				if ($f ~ /^smp=/) { split(substr($f, 5), c, ","); w = 2000 + c[1] * c[1] }
-			}
-			weight[NR] = w
+			weight[NR] = $1
+			line[NR] = substr($0, length($1) + 2)
 		}
 		END {
 			# Heaviest first; equal weights in list order.
@@ -49,7 +49,7 @@ main() {
 				load[best] += weight[order[k]]
 			}
 			for (k = 1; k <= NR; k++) if (shard[k] == want) print line[k]
-		}' "${2:-/dev/stdin}"
+		}'
 }
 
 main "$@"

@@ -9,6 +9,7 @@
 #            its vmlinux goes to kernel-TREE-BUILD-mutant/
 #   --stock  the same configuration without the series (the baseline),
 #            in kernel-TREE-BUILD-stock/
+#   --bzimage  also a bzImage beside vmlinux (bench.sh's reference boot)
 # Prints the directory holding vmlinux and its .config. Each step runs
 # again only when its inputs (tarball, series, fragments) have changed;
 # the kernel's own make keeps the rebuild incremental.
@@ -31,13 +32,15 @@ Build the vmlinux of TREE's BUILD (a row of harness/kernels, such as
 6.1 full-maxsmp) with the series, under BUILD_DIR; print the directory
 of vmlinux and .config.
   --stock  build it from the pristine tree instead (no series): the
-           baseline's kernel, in kernel-TREE-VARIANT-stock"
-local stock=0
-parse_options "$USAGE" "stock" "$@"
+           baseline's kernel, in kernel-TREE-BUILD-stock
+  --bzimage  also build a bzImage, beside vmlinux"
+local stock=0 bzimage=0
+parse_options "$USAGE" "stock,bzimage" "$@"
 set -- "${OPTS[@]}"
 while [[ $1 != -- ]]; do
 	case $1 in
 	--stock) stock=1 ;;
+	--bzimage) bzimage=1 ;;
 	esac
 	shift
 done
@@ -198,13 +201,19 @@ fi
 
 # 4. The kernel itself.
 build_id=$series_id-$config_id$cpio_id
-if [[ ! -f $out/vmlinux || $(cat "$out/.harness-build" 2>/dev/null) != "$build_id" ]]; then
+local -a targets=(vmlinux)
+((bzimage == 0)) || targets+=(bzImage)
+local stale=0
+[[ -f $out/vmlinux && $(cat "$out/.harness-build" 2>/dev/null) == "$build_id" ]] || stale=1
+((bzimage == 0)) || [[ -f $out/bzImage ]] || stale=1
+if ((stale)); then
 	info "building $tree/$variant (log: $log)"
-	run "kernel build" make -C "$src" O="$obj" -j"$(nproc)" vmlinux
+	run "kernel build" make -C "$src" O="$obj" -j"$(nproc)" "${targets[@]}"
 	mkdir -p "$out"
-	rm -f "$out/.harness-build"
+	rm -f "$out/.harness-build" "$out/bzImage"
 	cp "$obj/vmlinux" "$out/vmlinux.tmp"
 	mv "$out/vmlinux.tmp" "$out/vmlinux"
+	((bzimage == 0)) || cp "$obj/arch/x86/boot/bzImage" "$out/bzImage"
 	cp "$obj/.config" "$out/.config"
 	echo "$build_id" >"$out/.harness-build"
 fi

@@ -152,10 +152,39 @@ job_weight() {
 	echo $((base + on * on / 20 + ids * ids / per))
 }
 
-# Where fetch-qemu.sh gets QEMU 10 for the wide tiers (an apt sources
-# line without its "deb").
-# shellcheck disable=SC2034 # read by fetch-qemu.sh
-BACKPORTS_DEFAULT="http://deb.debian.org/debian bookworm-backports main"
+# debian_mirror: the Debian archive the host's apt is configured with
+# (the first URI of its sources that serves the suite bookworm, in
+# one-line or deb822 form), for fetch-deb.sh's private lists of other
+# suites; $PIDMAX_MIRROR overrides it ($PIDMAX_APT_ETC the /etc/apt
+# read, for the self-tests). Fails with a message when none.
+debian_mirror() {
+	if [[ -n ${PIDMAX_MIRROR:-} ]]; then
+		echo "$PIDMAX_MIRROR"
+		return 0
+	fi
+	local f etc=${PIDMAX_APT_ETC:-/etc/apt}
+	local -a files=()
+	for f in "$etc/sources.list" "$etc"/sources.list.d/*.list "$etc"/sources.list.d/*.sources; do
+		[[ -r $f ]] && files+=("$f")
+	done
+	((${#files[@]})) && awk '
+		FILENAME ~ /\.sources$/ {
+			if ($0 ~ /^[[:space:]]*$/) { uris = ""; suites = ""; next }
+			if ($1 == "URIs:") uris = $2
+			if ($1 == "Suites:") suites = " " substr($0, index($0, ":") + 1) " "
+			if (uris != "" && suites ~ / bookworm /) { print uris; found = 1; exit }
+			next
+		}
+		$1 == "deb" {
+			i = 2
+			if ($i ~ /^\[/) while ($i !~ /\]$/) i++
+			if ($i ~ /^\[/ || $i ~ /\]$/) i++
+			if ($(i + 1) == "bookworm") { print $i; found = 1; exit }
+		}
+		END { exit !found }' "${files[@]}" && return 0
+	echo "${0##*/}: no Debian archive serving bookworm in the host's apt sources (set PIDMAX_MIRROR)" >&2
+	return 1
+}
 
 # The files a sweep writes into its results folder, by the runner (jobs,
 # boots/) and by the readers of the folder (report.sh, plot.sh). A new

@@ -1,0 +1,73 @@
+#!/bin/bash
+# fetch-deb.sh - download Debian packages of another suite (for example
+# bookworm-backports or trixie-backports) and unpack them, never
+# installing anything: apt-get download through a private sources list,
+# package lists and cache in DEST, the archive the host's apt already
+# uses (lib.sh's debian_mirror), then dpkg-deb -x into DEST/root. The
+# host's apt sources, lists, cache and lock are never read or written.
+#
+# Exits 3 with one message when the suite or a package cannot be had;
+# DEST is then left as it was. Fetches again only when DEST/root is
+# missing or holds other packages.
+set -euo pipefail
+
+HARNESS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=harness/lib.sh
+. "$HARNESS/lib.sh"
+USAGE="Usage: harness/fetch-deb.sh DEST SUITE PACKAGE...
+Download PACKAGEs of SUITE from the host's Debian archive with private
+apt lists and unpack them into DEST/root; print DEST/root. Exits 3 when
+SUITE or a package cannot be had. \$PIDMAX_MIRROR overrides the archive."
+
+main() {
+	parse_options "$USAGE" "" "$@"
+	set -- "${OPTS[@]:1}"
+	(($# >= 3)) || usage_error "expects DEST SUITE PACKAGE..."
+	local dest suite=$2 mirror
+	dest=$(mkdir -p "$1" && cd "$1" && pwd) || die "cannot use $1"
+	shift 2
+	[[ $suite =~ ^[a-z0-9-]+$ ]] || usage_error "SUITE '$suite': letters, digits and - only"
+	if [[ -d $dest/root && $(cat "$dest/packages" 2>/dev/null) == "$suite $*" ]]; then
+		echo "$dest/root"
+		return 0
+	fi
+	command -v apt-get >/dev/null || die "apt-get not found: this needs Debian's apt"
+	mirror=$(debian_mirror) || exit 3
+	local tmp="$dest.tmp"
+	rm -rf "$tmp"
+	mkdir -p "$tmp/lists/partial" "$tmp/cache/archives/partial" "$tmp/deb" "$tmp/root"
+	echo "deb $mirror $suite main" >"$tmp/sources.list"
+	local -a apt=(apt-get -q -o "Dir::Etc::SourceList=$tmp/sources.list"
+		-o Dir::Etc::SourceParts=/nonexistent -o "Dir::State::Lists=$tmp/lists"
+		-o "Dir::Cache=$tmp/cache" -o Debug::NoLocking=1
+		-o APT::Sandbox::User=root)
+	info "fetching $* from $suite ($mirror; private apt lists, nothing installed)"
+	if ! "${apt[@]}" update >"$tmp/apt.log" 2>&1 || grep -q '^[WE]: ' "$tmp/apt.log"; then
+		tail -n 3 "$tmp/apt.log" >&2
+		rm -rf "$tmp"
+		echo "${0##*/}: $suite is unreachable" >&2
+		exit 3
+	fi
+	local p
+	local -a pkgs=()
+	for p; do
+		pkgs+=("$p/$suite")
+	done
+	if ! (cd "$tmp/deb" && "${apt[@]}" download "${pkgs[@]}") >>"$tmp/apt.log" 2>&1; then
+		tail -n 3 "$tmp/apt.log" >&2
+		rm -rf "$tmp"
+		echo "${0##*/}: apt-get download of $* from $suite failed" >&2
+		exit 3
+	fi
+	local deb
+	for deb in "$tmp"/deb/*.deb; do
+		dpkg-deb -x "$deb" "$tmp/root" || die "dpkg-deb -x $deb failed (disk full?)"
+	done
+	rm -rf "$tmp/lists" "$tmp/cache"
+	echo "$suite $*" >"$tmp/packages"
+	rm -rf "$dest"
+	mv "$tmp" "$dest"
+	echo "$dest/root"
+}
+
+main "$@"

@@ -20,8 +20,9 @@ HARNESS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 USAGE="Usage: harness/fetch-qemu.sh BUILD_DIR
 Download and unpack QEMU from bookworm-backports into
 BUILD_DIR/qemu-backports; print the path of its qemu-system-x86_64.
-Exits 3 when the suite is unreachable. \$PIDMAX_BACKPORTS overrides the
-sources line (default: deb $BACKPORTS_DEFAULT)."
+Exits 3 when the suite is unreachable. The archive is the host's apt's
+(\$PIDMAX_MIRROR overrides it; \$PIDMAX_BACKPORTS, a sources line, is
+still read for its archive)."
 
 main() {
 	parse_options "$USAGE" "" "$@"
@@ -35,43 +36,19 @@ main() {
 		echo "$wrapper"
 		return 0
 	fi
-	command -v apt-get >/dev/null || die "apt-get not found: this needs Debian's apt"
 	[[ -d /usr/share/seabios ]] || die "/usr/share/seabios is missing: apt-get install seabios"
-	rm -rf "$dir" "$dir.tmp"
-	mkdir -p "$dir.tmp/lists/partial" "$dir.tmp/cache/archives/partial" \
-		"$dir.tmp/deb" "$dir.tmp/root"
-	echo "deb ${PIDMAX_BACKPORTS:-$BACKPORTS_DEFAULT}" >"$dir.tmp/sources.list"
-	# apt with every path of its own: the host's sources, lists, cache
-	# and lock are never read or written.
-	local -a apt=(apt-get -q -o "Dir::Etc::SourceList=$dir.tmp/sources.list"
-		-o Dir::Etc::SourceParts=/nonexistent -o "Dir::State::Lists=$dir.tmp/lists"
-		-o "Dir::Cache=$dir.tmp/cache" -o Debug::NoLocking=1
-		-o APT::Sandbox::User=root)
-	info "fetching QEMU from bookworm-backports (private apt lists; nothing installed)"
-	if ! "${apt[@]}" update >"$dir.tmp/apt.log" 2>&1 ||
-		grep -q '^[WE]: ' "$dir.tmp/apt.log"; then
-		tail -n 3 "$dir.tmp/apt.log" >&2
-		rm -rf "$dir.tmp"
+	# $PIDMAX_BACKPORTS, an older spelling: a sources line's archive.
+	[[ -z ${PIDMAX_BACKPORTS:-} ]] || export PIDMAX_MIRROR=${PIDMAX_BACKPORTS%% *}
+	rm -rf "$dir"
+	local rc=0
+	"$HARNESS/fetch-deb.sh" "$dir" bookworm-backports \
+		qemu-system-x86 qemu-system-common qemu-system-data >/dev/null || rc=$?
+	if ((rc == 3)); then
+		rm -rf "$dir"
 		echo "${0##*/}: bookworm-backports is unreachable: the wide tiers are skipped" >&2
 		exit 3
 	fi
-	local p
-	local -a pkgs=()
-	for p in qemu-system-x86 qemu-system-common qemu-system-data; do
-		pkgs+=("$p/bookworm-backports")
-	done
-	(cd "$dir.tmp/deb" && "${apt[@]}" download "${pkgs[@]}") >>"$dir.tmp/apt.log" 2>&1 || {
-		tail -n 3 "$dir.tmp/apt.log" >&2
-		rm -rf "$dir.tmp"
-		echo "${0##*/}: apt-get download from bookworm-backports failed: the wide tiers are skipped" >&2
-		exit 3
-	}
-	local deb
-	for deb in "$dir.tmp"/deb/*.deb; do
-		dpkg-deb -x "$deb" "$dir.tmp/root" || die "dpkg-deb -x $deb failed (disk full?)"
-	done
-	rm -rf "$dir.tmp/lists" "$dir.tmp/cache"
-	mv "$dir.tmp" "$dir"
+	((rc == 0)) || die "fetch-deb.sh failed (see above)"
 	# The wrapper: QEMU's own firmware first, then the host's SeaBIOS
 	# (the packaged bios-256k.bin is a link into the seabios package).
 	cat >"$wrapper.tmp" <<EOF

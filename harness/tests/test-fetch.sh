@@ -20,3 +20,32 @@ test_fetch_qemu_unreachable() {
 	}
 	return $rc
 }
+
+# The archive comes from the host's apt sources, one-line or deb822,
+# never from the code; none is one clear message.
+test_debian_mirror_from_sources() {
+	local rc=0 etc="$TMP/apt"
+	mkdir -p "$etc/sources.list.d"
+	printf 'deb [arch=amd64 signed-by=/k.gpg] http://one.example/debian bookworm main\n' >"$etc/sources.list"
+	expect_eq "one-line" "$(PIDMAX_APT_ETC=$etc debian_mirror)" "http://one.example/debian" || rc=1
+	: >"$etc/sources.list"
+	printf 'Types: deb\nURIs: http://sec.example/debian-security\nSuites: bookworm-security\n\nTypes: deb\nURIs: http://two.example/debian\nSuites: bookworm bookworm-updates\nComponents: main\n' \
+		>"$etc/sources.list.d/debian.sources"
+	expect_eq "deb822" "$(PIDMAX_APT_ETC=$etc debian_mirror)" "http://two.example/debian" || rc=1
+	rm "$etc/sources.list.d/debian.sources"
+	local err
+	err=$(PIDMAX_APT_ETC=$etc debian_mirror 2>&1) && { echo "no archive, yet: $err"; rc=1; }
+	[[ $err == *"no Debian archive serving bookworm in the host's apt sources"* ]] || { echo "message: $err"; rc=1; }
+	return $rc
+}
+
+# An unreachable suite: exit 3, one message, nothing left behind.
+test_fetch_deb_unreachable() {
+	needs apt-get apt
+	local err status=0
+	err=$(PIDMAX_MIRROR=http://127.0.0.1:9/debian "$HARNESS/fetch-deb.sh" "$TMP/d/src" \
+		trixie-backports linux-source-7.3 2>&1 >/dev/null) || status=$?
+	expect_eq "status" "$status" 3 || return 1
+	[[ $err == *"trixie-backports is unreachable"* ]] || { echo "message: $err"; return 1; }
+	[[ ! -e $TMP/d/src.tmp && -z $(ls -A "$TMP/d/src") ]] || { echo "left behind: $(ls -AR "$TMP/d")"; return 1; }
+}

@@ -6,21 +6,43 @@
 # "scripts/checkpatch.pl --strict".
 #
 # Usage: ci/check-series.sh [TREE]   (a tree of harness/kernels; 6.1)
+#        ci/check-series.sh --mainline   (mainline/'s series on 7.3)
 # Prints KTAP and ends with "N passed, N failed, N skipped".
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=harness/lib.sh
 . "$REPO/harness/lib.sh"
-USAGE="Usage: ci/check-series.sh [TREE]
+USAGE="Usage: ci/check-series.sh [TREE | --mainline]
 Check the series on a pristine TREE (of harness/kernels; default 6.1): patch
---fuzz=0, quilt push -a, checkpatch.pl --strict."
-parse_options "$USAGE" "" "$@"
+--fuzz=0, quilt push -a, checkpatch.pl --strict.
+  --mainline  the series of mainline/ on linux-source-7.3, fetched from
+              trixie-backports into build/ (harness/fetch-deb.sh, nothing
+              installed); a SKIP when the suite is unreachable"
+parse_options "$USAGE" "mainline" "$@"
+mainline=0
+[[ ${OPTS[0]} != --mainline ]] || { mainline=1; OPTS=("${OPTS[@]:1}"); }
 set -- "${OPTS[@]:1}"
 (($# <= 1)) || usage_error "expects at most one TREE"
-tree=${1:-6.1}
-in_words "$tree" "$(kernel_trees)" || usage_error "TREE is one of $(kernel_trees) (harness/kernels), not '$tree'"
-tarball=/usr/src/linux-source-$tree.tar.xz
+# SERIES_DIR holds the series and its patches.
+SERIES_DIR=$REPO
+if ((mainline)); then
+	(($# == 0)) || usage_error "--mainline takes no TREE"
+	tree=7.3 SERIES_DIR=$REPO/mainline rc=0
+	root=$("$REPO/harness/fetch-deb.sh" "$REPO/build/deb-linux-source-7.3" \
+		trixie-backports linux-source-7.3) || rc=$?
+	if ((rc == 3)); then
+		printf 'KTAP version 1\n1..1\nok 1 series_7.3 # SKIP trixie-backports is unreachable: no linux-source-7.3\n'
+		summary_line 0 0 1
+		exit 0
+	fi
+	((rc == 0)) || exit "$rc"
+	tarball=$root/usr/src/linux-source-7.3.tar.xz
+else
+	tree=${1:-6.1}
+	in_words "$tree" "$(kernel_trees)" || usage_error "TREE is one of $(kernel_trees) (harness/kernels), not '$tree'"
+	tarball=/usr/src/linux-source-$tree.tar.xz
+fi
 [[ -r $tarball ]] || {
 	echo "${0##*/}: error: $tarball is missing: apt-get install linux-source-$tree" >&2
 	exit 1
@@ -32,7 +54,7 @@ tar -xf "$tarball" -C "$work" --strip-components=1 || {
 	echo "${0##*/}: error: could not unpack $tarball (disk full?)" >&2
 	exit 1
 }
-mapfile -t patches < <(grep -v -E '^[[:space:]]*(#|$)' "$REPO/series")
+mapfile -t patches < <(grep -v -E '^[[:space:]]*(#|$)' "$SERIES_DIR/series")
 
 n=0 passed=0 failed=0
 # check NAME CMD...: one KTAP line for CMD, its output as diagnostics.
@@ -54,23 +76,23 @@ echo "KTAP version 1"
 echo "1..$((2 * ${#patches[@]} + 2))"
 for p in "${patches[@]}"; do
 	check "patch_fuzz0_$tree ${p%.patch}" \
-		patch -d "$work" -p1 --fuzz=0 --no-backup-if-mismatch -i "$REPO/$p"
+		patch -d "$work" -p1 --fuzz=0 --no-backup-if-mismatch -i "$SERIES_DIR/$p"
 done
 # Undo, then the same series through quilt.
 for ((i = ${#patches[@]} - 1; i >= 0; i--)); do
 	patch -d "$work" -p1 -R --fuzz=0 --no-backup-if-mismatch -s \
-		-i "$REPO/${patches[i]}" >/dev/null 2>&1 || true
+		-i "$SERIES_DIR/${patches[i]}" >/dev/null 2>&1 || true
 done
 check "pristine_again_$tree" bash -c "! find '$work' -name '*.rej' -o -name '*.orig' | grep -q ."
 mkdir "$work/patches"
-cp "$REPO/series" "${patches[@]/#/$REPO/}" "$work/patches/"
+cp "$SERIES_DIR/series" "${patches[@]/#/$SERIES_DIR/}" "$work/patches/"
 check "quilt_push_all_$tree" bash -c "cd '$work' && QUILT_PATCHES=patches quilt push -a -q --fuzz=0"
 # From the top of the pristine tree, as its own docs ask, and with the
 # patch's absolute path: given a relative path to a file git tracks in
 # the current directory, checkpatch checks the file as source instead.
 for p in "${patches[@]}"; do
 	check "checkpatch_strict_$tree ${p%.patch}" \
-		bash -c "cd '$work' && scripts/checkpatch.pl --strict -q '$REPO/$p'"
+		bash -c "cd '$work' && scripts/checkpatch.pl --strict -q '$SERIES_DIR/$p'"
 done
 echo "# totals: pass:$passed fail:$failed"
 summary_line "$passed" "$failed" 0

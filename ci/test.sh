@@ -25,6 +25,7 @@ STEPS=(
 	"self-tests|bash, gawk, python3|1.5 min|harness/tests/run-tests.sh: the harness's own tests, no VM"
 	"series-6.1|linux-source-6.1, quilt|15 s|patch --fuzz=0, quilt push -a, checkpatch --strict"
 	"series-6.12|linux-source-6.12, quilt|20 s|the same on 6.12"
+	"series-7.3|linux-source-7.3 (fetched), quilt|1 min|mainline/'s series on 7.3: the same checks (a SKIP if trixie-backports is unreachable)"
 	"kunit-uml|linux-source-6.1, gcc|5 min|the suite through the kernel's own kunit.py run under UML"
 	"sweep-6.1|QEMU, 2 kernel builds|18 min|both variants, one kernel each: hotplug at 18 counts, 12 online, possible 256,4096,4097"
 	"baseline-6.1|QEMU, 2 stock relinks|4 min|a reduced list of every tier on patched and stock kernels, compare.csv"
@@ -50,7 +51,7 @@ FULL_REGIME_CPUS=1,2,31,32,33,34,37,38,64,128,255
 # Named lists of steps. all: what CI runs. quick: a contributor's check,
 # under 5 minutes once the kernels are built.
 declare -A STEP_GROUPS=(
-	[all]="shellcheck self-tests series-6.1 series-6.12 kunit-uml sweep-6.1 baseline-6.1 wide-6.1 mutants-6.1 sweep-6.12 sweep-debian kunit-parse"
+	[all]="shellcheck self-tests series-6.1 series-6.12 series-7.3 kunit-uml sweep-6.1 baseline-6.1 wide-6.1 mutants-6.1 sweep-6.12 sweep-debian kunit-parse"
 	[quick]="shellcheck self-tests series-6.1 series-6.12 boot-6.1 boot-6.12"
 )
 
@@ -77,6 +78,7 @@ step_command() {
 	self-tests) CMD=(harness/tests/run-tests.sh) ;;
 	series-6.1) CMD=(ci/check-series.sh 6.1) ;;
 	series-6.12) CMD=(ci/check-series.sh 6.12) ;;
+	series-7.3) CMD=(ci/check-series.sh --mainline) ;;
 	kunit-uml) CMD=(ci/kunit-uml.sh) ;;
 	# 6.1, both variants, on reduced lists that cross every regime (the
 	# full lists stay the defaults users get; CI's 90 minutes do not hold

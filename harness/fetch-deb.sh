@@ -24,7 +24,8 @@ main() {
 	set -- "${OPTS[@]:1}"
 	(($# >= 3)) || usage_error "expects DEST SUITE PACKAGE..."
 	local dest suite=$2 mirror
-	dest=$(mkdir -p "$1" && cd "$1" && pwd) || die "cannot use $1"
+	dest=$(mkdir -p "$(dirname "$1")" && cd "$(dirname "$1")" && pwd)/$(basename "$1") ||
+		die "cannot use $1"
 	shift 2
 	[[ $suite =~ ^[a-z0-9-]+$ ]] || usage_error "SUITE '$suite': letters, digits and - only"
 	if [[ -d $dest/root && $(cat "$dest/packages" 2>/dev/null) == "$suite $*" ]]; then

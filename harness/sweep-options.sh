@@ -1,6 +1,8 @@
 # shellcheck shell=bash
-# sweep-options.sh - sweep-smp.sh's help text and its --only option;
-# sourced by sweep-smp.sh (after lib.sh), never run.
+# sweep-options.sh - sweep-smp.sh's options: its help text, reading and
+# checking them (--only among them), and which tiers they ask of each
+# kernel's plan. Sourced by sweep-smp.sh (after lib.sh), never run; the
+# functions read and set sweep-smp.sh main's variables.
 
 # shellcheck disable=SC2034 # read by sweep-smp.sh
 USAGE="Usage: harness/sweep-smp.sh [OPTION]...

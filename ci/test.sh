@@ -17,21 +17,21 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$REPO/harness/lib.sh"
 
 # The steps: NAME|NEEDS|ABOUT|WHAT. ABOUT is the wall time measured on
-# the 2-core machine of README.md from a fresh clone on 2026-12-04, a
-# slow day (kernels built in the step that first needs them, at about 6
-# minutes each; packages installed).
+# the 2-core machine of README.md from a fresh clone of f2da0c9 on
+# 2026-12-04 (kernels built in the step that first needs them, about 8
+# minutes for a wide 6.1 kernel that day; packages installed).
 STEPS=(
-	"shellcheck|shellcheck|10 s|every shell script through shellcheck -S warning"
-	"self-tests|bash, gawk, python3|1.5 min|harness/tests/run-tests.sh: the harness's own tests, no VM"
-	"series-6.1|linux-source-6.1, quilt|15 s|patch --fuzz=0, quilt push -a, checkpatch --strict"
-	"series-6.12|linux-source-6.12, quilt|20 s|the same on 6.12"
-	"series-7.3|linux-source-7.3 (fetched), quilt|1 min|mainline/'s series on 7.3: the same checks (a SKIP if trixie-backports is unreachable)"
+	"shellcheck|shellcheck|25 s|every shell script through shellcheck -S warning"
+	"self-tests|bash, gawk, python3|2 min|harness/tests/run-tests.sh: the harness's own tests, no VM"
+	"series-6.1|linux-source-6.1, quilt|20 s|patch --fuzz=0, quilt push -a, checkpatch --strict"
+	"series-6.12|linux-source-6.12, quilt|30 s|the same on 6.12"
+	"series-7.3|linux-source-7.3 (fetched), quilt|45 s|mainline/'s series on 7.3: the same checks (a SKIP if trixie-backports is unreachable)"
 	"kunit-uml|linux-source-6.1, gcc|5 min|the suite through the kernel's own kunit.py run under UML"
-	"sweep-6.1|QEMU, 2 kernel builds|18 min|both variants, one kernel each: hotplug at 18 counts, 12 online, possible 256,4096,4097"
-	"baseline-6.1|QEMU, 2 stock relinks|4 min|a reduced list of every tier on patched and stock kernels, compare.csv"
-	"wide-6.1|QEMU 10 (fetched), sweep-6.1's kernel|4 min|288 CPUs online, 512 and 1024 firmware-described possible CPUs"
+	"sweep-6.1|QEMU, 2 kernel builds|20 min|both variants, one kernel each: hotplug at 18 counts, 12 online, possible 256,4096,4097"
+	"baseline-6.1|QEMU, 2 stock relinks|3.5 min|a reduced list of every tier on patched and stock kernels, compare.csv"
+	"wide-6.1|QEMU 10 (fetched), sweep-6.1's kernel|2.5 min|288 CPUs online, 512 and 1024 firmware-described possible CPUs"
 	"mutants-6.1|QEMU, mutant builds|10 min|harness/mutants.sh: every deliberate fault caught"
-	"sweep-6.12|QEMU, 1 build|10 min|the full variant on 6.12, 11 online counts"
+	"sweep-6.12|QEMU, 1 build|11 min|the full variant on 6.12, 11 online counts"
 	"sweep-debian|QEMU, Debian's kernel (fetched)|1.5 min|--kernel debian: hotplug 1,33,255, online 1,8,32,64, possible 4097"
 	"kunit-parse|python3, kunit.py|5 s|the kernel's own KTAP consumer on the sweeps' results.ktap"
 	"boot-6.1|QEMU, 1 build|5 s|one real boot of 6.1 (hotplug 255)"

@@ -62,6 +62,9 @@ frag="$HARNESS/config/variant-$base-$tree.config"
 [[ -r $frag ]] || frag="$HARNESS/config/variant-$base.config"
 [[ -r $frag ]] || die "build '$variant' of $KERNEL_TABLE: no $frag"
 frags=("$common" "$frag")
+# A tree may spell the common fragment differently: config/tree-TREE.config
+# comes after it (a later line wins).
+[[ ! -r $HARNESS/config/tree-$tree.config ]] || frags+=("$HARNESS/config/tree-$tree.config")
 local extra
 local -a extras=()
 IFS=- read -r -a extras <<<"${variant#"$base"}"

@@ -358,16 +358,43 @@ kernel_initrd_mode() {
 	awk -v b="$2" '$3 == b { print $4; f = 1; exit } END { exit !f }' <<<"$rows"
 }
 
-# kernel_pick TREE VARIANT TIER MODE: the build that boots TIER of
-# TREE's VARIANT: the first row listing TIER (MODE each, the default
-# sweep), or the last one (MODE fewest: on 6.1 one kernel a variant
-# then boots every tier). Fails when no row lists TIER.
-kernel_pick() {
+# kernel_plan TREE VARIANT MODE TIER...: which of the variant's builds
+# boot which TIERs, a line "BUILD TIER..." per build needed, in the
+# table's order. A tier boots on the first row of the variant that lists
+# it (MODE each, the default sweep) or the last (MODE fewest: on 6.1 one
+# kernel a variant then boots every tier). Fails, naming the tier, when
+# no row lists it.
+kernel_plan() {
 	local rows
 	rows=$(kernel_rows "$1") || return 1
-	awk -v v="$2" -v t="$3" -v last="$([[ $4 == fewest ]] && echo 1 || echo 0)" '
-		$2 == v && index("," $5 ",", "," t ",") { b = $3; if (!last) exit }
-		END { if (b == "") exit 1; print b }' <<<"$rows"
+	awk -v v="$2" -v last="$([[ $3 == fewest ]] && echo 1 || echo 0)" -v want="${*:4}" '
+		BEGIN { n = split(want, w, " ") }
+		$2 == v {
+			order[++m] = $3
+			for (i = 1; i <= n; i++)
+				if (index("," $5 ",", "," w[i] ",") && (last || !(w[i] in pick)))
+					pick[w[i]] = $3
+		}
+		END {
+			for (i = 1; i <= n; i++)
+				if (!(w[i] in pick)) {
+					printf "no kernel of %s boots the %s tier\n", v, w[i] > "/dev/stderr"
+					exit 1
+				}
+			for (k = 1; k <= m; k++) {
+				s = ""
+				for (i = 1; i <= n; i++)
+					if (pick[w[i]] == order[k]) s = s " " w[i]
+				if (s != "") print order[k] s
+			}
+		}' <<<"$rows"
+}
+
+# kernel_pick TREE VARIANT TIER MODE: the one build that boots TIER.
+kernel_pick() {
+	local line
+	line=$(kernel_plan "$1" "$2" "$4" "$3") || return 1
+	echo "${line%% *}"
 }
 
 # in_words WORD LIST: true when WORD is one of LIST's words.

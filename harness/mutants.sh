@@ -114,23 +114,24 @@ caught_by() {
 # caught_by's cell; fails when a build failed. Uses $name, $online and
 # $possible of the mutant.
 mutant_cell() {
-	local t b kdir
-	local -a dirs=()
-	local -A of=([hotplug]="hotplug:$HOTPLUG" [online]="online:${online:-$ONLINE}")
-	[[ -z $possible ]] || of[possible]="possible:$possible"
-	local -A only=()
-	for t in "${!of[@]}"; do
-		b=$(kernel_pick "$tree" "$2" "$t" "$pick") || die "no kernel of $tree $2 boots the $t tier"
-		only[$b]+=" --only ${of[$t]}"
-	done
-	for b in "${!only[@]}"; do
+	local line b tiers t kdir plan
+	local -a dirs=() builds=() opts=()
+	local -A only=([hotplug]="hotplug:$HOTPLUG" [online]="online:${online:-$ONLINE}")
+	[[ -z $possible ]] || only[possible]="possible:$possible"
+	plan=$(kernel_plan "$tree" "$2" "$pick" "${!only[@]}") || die "$KERNEL_TABLE, tree $tree: see above"
+	mapfile -t builds <<<"$plan"
+	for line in "${builds[@]}"; do
+		read -r b tiers <<<"$line"
+		opts=()
+		for t in $tiers; do
+			opts+=(--only "${only[$t]}")
+		done
 		if ! kdir=$("$HARNESS/build-kernel.sh" "$build" "$tree" "$b" "$1" 2>"$out/$name-$b.build.log"); then
 			cat "$out/$name-$b.build.log" >&2
 			echo build-failed
 			return 1
 		fi
-		# shellcheck disable=SC2086 # the --only options, split on purpose
-		"$HARNESS/sweep-smp.sh" --kernel "$kdir/vmlinux" --accel "$accel" ${only[$b]} \
+		"$HARNESS/sweep-smp.sh" --kernel "$kdir/vmlinux" --accel "$accel" "${opts[@]}" \
 			--build-dir "$build" --out "$out/$name/$b" >"$out/$name-$b.sweep.log" 2>&1 || true
 		dirs+=("$out/$name/$b")
 	done

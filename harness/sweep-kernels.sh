@@ -11,7 +11,8 @@
 # series=auto for a --kernel, which may lack the series (the judge tells
 # from its boot line).
 sweep_kernels() {
-	local want v t b kdir
+	local want v b tiers kdir plan
+	local -a builds=()
 	want=$(wanted_tiers)
 	if [[ -n $kernel ]]; then
 		kernels=("$(realpath "$kernel")") configs=("$(realpath "$config")")
@@ -19,19 +20,15 @@ sweep_kernels() {
 		return 0
 	fi
 	for v in $variant; do
-		local -A of=()
-		for t in $want; do
-			b=$(kernel_pick "$tree" "$v" "$t" "$pick") ||
-				die "no kernel of $tree $v in $KERNEL_TABLE boots the $t tier"
-			of[$b]+=" $t"
-		done
-		for b in $(kernel_builds "$tree" "$v"); do
-			[[ -n ${of[$b]:-} ]] || continue
+		# shellcheck disable=SC2086 # the tiers, a word each
+		plan=$(kernel_plan "$tree" "$v" "$pick" $want) || die "$KERNEL_TABLE, tree $tree: see above"
+		mapfile -t builds <<<"$plan"
+		for b in "${builds[@]}"; do
+			read -r b tiers <<<"$b"
 			kdir=$("$HARNESS/build-kernel.sh" "$build" "$tree" "$b")
 			kernels+=("$kdir/vmlinux") configs+=("$kdir/.config")
-			labels+=("$tree-$b") kbuilds+=("$b") ktiers+=("${of[$b]}")
+			labels+=("$tree-$b") kbuilds+=("$b") ktiers+=("$tiers")
 		done
-		unset of
 	done
 }
 

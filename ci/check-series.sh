@@ -1,12 +1,13 @@
 #!/bin/bash
 # check-series.sh - the series checks: against a pristine copy of the
-# tree from /usr/src/linux-source-TREE.tar.xz, every patch applies in
+# tree (its row of harness/trees), every patch applies in
 # series order with "patch -p1 --fuzz=0", the series pushes with
 # "quilt push -a --fuzz=0", and every patch is clean under the tree's
 # "scripts/checkpatch.pl --strict".
 #
 # Usage: ci/check-series.sh [TREE]   (a tree of harness/kernels; 6.1)
-#        ci/check-series.sh --mainline   (mainline/'s series on 7.3)
+#        ci/check-series.sh --mainline   (the same as TREE 7.3)
+# The tree's source and series folder are its row of harness/trees.
 # Prints KTAP and ends with "N passed, N failed, N skipped".
 set -euo pipefail
 
@@ -14,35 +15,36 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=harness/lib.sh
 . "$REPO/harness/lib.sh"
 USAGE="Usage: ci/check-series.sh [TREE | --mainline]
-Check the series on a pristine TREE (of harness/kernels; default 6.1): patch
---fuzz=0, quilt push -a, checkpatch.pl --strict.
-  --mainline  the series of mainline/ on linux-source-7.3, fetched from
-              trixie-backports into build/ (harness/fetch-deb.sh, nothing
-              installed); a SKIP when the suite is unreachable"
+Check TREE's series on a pristine TREE (of harness/kernels; default 6.1):
+patch --fuzz=0, quilt push -a, checkpatch.pl --strict. harness/trees
+names each tree's source and series: 7.3 is fetched from trixie-backports
+into build/ (harness/fetch-deb.sh, nothing installed), a SKIP when the
+suite is unreachable, and takes the series of mainline/.
+  --mainline  the same as TREE 7.3 (kept for scripts that use it)"
 parse_options "$USAGE" "mainline" "$@"
 mainline=0
 [[ ${OPTS[0]} != --mainline ]] || { mainline=1; OPTS=("${OPTS[@]:1}"); }
 set -- "${OPTS[@]:1}"
 (($# <= 1)) || usage_error "expects at most one TREE"
-# SERIES_DIR holds the series and its patches.
-SERIES_DIR=$REPO
+# The tree's tarball and series folder come from harness/trees (lib.sh's
+# tree_tarball fetches a tree of another suite into build/).
 if ((mainline)); then
 	(($# == 0)) || usage_error "--mainline takes no TREE"
-	tree=7.3 SERIES_DIR=$REPO/mainline rc=0
-	root=$("$REPO/harness/fetch-deb.sh" "$REPO/build/deb-linux-source-7.3" \
-		trixie-backports linux-source-7.3) || rc=$?
-	if ((rc == 3)); then
-		printf 'KTAP version 1\n1..1\nok 1 series_7.3 # SKIP trixie-backports is unreachable: no linux-source-7.3\n'
-		summary_line 0 0 1
-		exit 0
-	fi
-	((rc == 0)) || exit "$rc"
-	tarball=$root/usr/src/linux-source-7.3.tar.xz
+	tree=7.3
 else
 	tree=${1:-6.1}
 	in_words "$tree" "$(kernel_trees)" || usage_error "TREE is one of $(kernel_trees) (harness/kernels), not '$tree'"
-	tarball=/usr/src/linux-source-$tree.tar.xz
 fi
+rc=0
+tarball=$(tree_tarball "$REPO/build" "$tree") || rc=$?
+if ((rc == 3)); then
+	printf 'KTAP version 1\n1..1\nok 1 series_%s # SKIP %s is unreachable: no linux-source-%s\n' \
+		"$tree" "$(tree_row "$tree" | cut -d' ' -f1)" "$tree"
+	summary_line 0 0 1
+	exit 0
+fi
+((rc == 0)) || exit "$rc"
+SERIES_DIR=$(tree_series_dir "$tree")
 [[ -r $tarball ]] || {
 	echo "${0##*/}: error: $tarball is missing: apt-get install linux-source-$tree" >&2
 	exit 1

@@ -4,8 +4,8 @@
 #
 # Usage: harness/boot-guest.sh JOB LOG
 # JOB is a job line (plan.sh); its kernel, initrd, accel (tcg or kvm),
-# smp (QEMU's -smp: "N" or "N,maxcpus=M"), machine (pc, or wide: q35
-# with x2APIC and interrupt remapping), qemu (default: $QEMU or
+# smp (QEMU's -smp: "N" or "N,maxcpus=M"), machine (a row of
+# harness/machines: pc, the default; wide; vmware), qemu (default: $QEMU or
 # qemu-system-x86_64), mem, timeout and append (extra kernel
 # parameters) fields say how. Writes the console to LOG
 # and "qemu_exit=.. timed_out=0|1 seconds=.." to LOG.meta. A guest still
@@ -77,18 +77,10 @@ trap cleanup INT TERM HUP
 # BOOT_STYLE=kunit boots the way the kernel's kunit.py boots x86_64 (a
 # bzImage, 1 GiB, QEMU's default accelerator options, console=ttyS0 and
 # nothing else): bench.sh's reference.
-args=(-machine pc -accel "$accel" -m "${job[mem]}")
-case ${job[machine]:-pc} in
-pc) ;;
-# More than 255 CPUs: q35 describes them with x2APIC entries, and the
-# guest needs interrupt remapping (the emulated Intel IOMMU) to use
-# APIC IDs of 255 and up.
-wide)
-	args=(-machine q35 -accel "$accel" -m "${job[mem]}" -cpu "qemu64,+x2apic"
-		-device "intel-iommu,intremap=on,eim=on")
-	;;
-*) die "unknown machine '${job[machine]}' (pc or wide)" ;;
-esac
+# The machine's own arguments are a row of harness/machines.
+mapfile -t args < <(machine_args "${job[machine]:-pc}") || true
+((${#args[@]})) || die "the job's machine: see above"
+args+=(-accel "$accel" -m "${job[mem]}")
 if [[ ${BOOT_STYLE:-} == kunit ]]; then
 	args=(-m 1024)
 	append="console=ttyS0${job[append]:+ ${job[append]}}"

@@ -62,7 +62,7 @@ list="$build/initramfs.list"
 	echo "dir /sys 0755 0 0"
 	echo "dir /tmp 1777 0 0"
 	echo "file /bin/busybox $busybox 0755 0 0"
-	for applet in sh mount echo cat grep sed head wc rm kill dmesg reboot sleep; do
+	for applet in sh mount echo cat grep sed head wc rm kill dmesg reboot sleep unshare; do
 		echo "slink /bin/$applet busybox 0777 0 0"
 	done
 	echo "file /init $HARNESS/guest-init.sh 0755 0 0"

@@ -10,6 +10,8 @@
 #   --stock  the same configuration without the series (the baseline),
 #            in kernel-TREE-BUILD-stock/
 #   --bzimage  also a bzImage beside vmlinux (bench.sh's reference boot)
+# The tree's source and series come from harness/trees; a tree fetched
+# from an unreachable suite exits 3.
 # Prints the directory holding vmlinux and its .config. Each step runs
 # again only when its inputs (tarball, series, fragments) have changed;
 # the kernel's own make keeps the rebuild incremental.
@@ -20,10 +22,6 @@ set -euo pipefail
 main() {
 
 HARNESS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-REPO=$(dirname "$HARNESS")
-# Where series and patches are read from; bench.sh points it at an
-# edited copy to time the rebuild after a change to one patch.
-SERIES_DIR=${PIDMAX_SERIES_DIR:-$REPO}
 # shellcheck source=harness/lib.sh
 . "$HARNESS/lib.sh"
 
@@ -76,10 +74,17 @@ for extra in "${extras[@]}"; do
 done
 ((stock == 0)) || frags+=("$HARNESS/config/stock.config")
 
-# $PIDMAX_TARBALL overrides the tarball (the self-tests use a fake one).
-tarball=${PIDMAX_TARBALL:-/usr/src/linux-source-$tree.tar.xz}
+# The tree's tarball and series folder (harness/trees): a tree of
+# another suite is fetched first, and an unreachable suite is exit 3.
+# $PIDMAX_TARBALL overrides the tarball (the self-tests use a fake one),
+# $PIDMAX_SERIES_DIR the series folder.
+local rc=0
+tarball=${PIDMAX_TARBALL:-$(tree_tarball "$build" "$tree")} || rc=$?
+((rc != 3)) || exit 3
+((rc == 0)) || die "no source for tree $tree (see above)"
 [[ -r $tarball ]] ||
 	die "$tarball is missing: apt-get install linux-source-$tree"
+SERIES_DIR=${PIDMAX_SERIES_DIR:-$(tree_series_dir "$tree")} || die "no series for tree $tree"
 
 mkdir -p "$build/logs"
 log="$build/logs/build-$tree-$variant.log"

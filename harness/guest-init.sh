@@ -48,12 +48,18 @@ fi
 budget=${2:-}
 
 # "pidmax_harness=extended" on the command line (set by the harness for
-# a few boots, never a pid_max setting) adds the slower checks.
-extended=0
+# a few boots, never a pid_max setting) adds the slower checks;
+# "pidmax_pidns=W" adds the child pid namespace's, which write W there.
+extended=0 pidns=""
 IFS= read -r cmdline </proc/cmdline
 case " $cmdline " in
 *" pidmax_harness=extended "*) extended=1 ;;
 esac
+for word in $cmdline; do
+	case $word in
+	pidmax_pidns=*) pidns=${word#pidmax_pidns=} ;;
+	esac
+done
 
 n=0
 fails=0
@@ -202,13 +208,38 @@ extended_checks() {
 	fi
 }
 
+# pidns_checks: in a child pid namespace (unshare -p -f, its own /proc),
+# read pid_max, write $pidns there, and fork twice after ns_last_pid
+# W - 2: the first PID is W - 1 under a pid_max of W, the next wraps.
+# Then pid_max as the parent namespace reads it. It reports what it saw
+# ("# pidns: ..."); the host knows what each tree must show. pid_max is
+# put back to the boot value after.
+pidns_checks() {
+	# shellcheck disable=SC2016 # expanded by the namespace's shell
+	seen=$(unshare -p -f --mount-proc sh -c '
+		k=/proc/sys/kernel
+		child=$(cat $k/pid_max)
+		echo "$1" >$k/pid_max && written=$(cat $k/pid_max) || written=refused
+		echo $(($1 - 2)) >$k/ns_last_pid || true
+		top=$(exec sh -c "echo \$\$")
+		next=$(exec sh -c "echo \$\$")
+		echo "child=$child written=$written top=$top next=$next"' pidns "$pidns" 2>/tmp/pidns.err)
+	get parent "$SYSCTL"
+	echo "# pidns: $seen parent=$parent"
+	try_write "$boot" || true
+	case $seen in
+	child=[0-9]*' written='[0-9]*' top='[0-9]*' next='[0-9]*)
+		ok pid_namespace_measured ;;
+	*) not_ok pid_namespace_measured "unshare -p: '$seen' $(head -n 1 /tmp/pidns.err)" ;;
+	esac
+}
+
 echo "PIDMAX-HARNESS-BEGIN"
 echo "KTAP version 1"
-if [ $extended = 1 ]; then
-	echo "1..19"
-else
-	echo "1..6"
-fi
+total=6
+[ $extended = 1 ] && total=$((total + 13))
+[ -n "$pidns" ] && total=$((total + 1))
+echo "1..$total"
 echo "# cmdline: $cmdline"
 echo "# pid_budget: $budget"
 get possible /sys/devices/system/cpu/possible
@@ -291,6 +322,7 @@ else
 fi
 
 [ $extended = 1 ] && extended_checks
+[ -n "$pidns" ] && pidns_checks
 
 # Last: a clean kernel log, no warning, bug, oops or panic anywhere.
 bad=$(dmesg | grep -v -i 'command line:' |

@@ -10,7 +10,8 @@
 #   check=NAME   result=ok|fail|skip   reason=...
 # The checks, in order: timeout, panic, final_marker, guest_checks,
 # kunit, log_scan, possible_cpus, online_cpus, pid_max, pid_max_min,
-# pid_max_max, boot_line, boot_line_inputs, sysctl_setting. Every expected value comes
+# pid_max_max, boot_line, boot_line_inputs, sysctl_setting, and
+# pid_namespace for a job that asks for it. Every expected value comes
 # from the job; nothing is recomputed here and nothing is read back
 # from the guest as an expectation. A boot passes only when no check
 # failed (the vmtest.sh rule: a guest fails until it proves success).
@@ -37,6 +38,23 @@ judge_expect() {
 		judge_check "$1" ok
 	else
 		judge_check "$1" fail "$2 $3, expected $4"
+	fi
+}
+
+# judge_pidns: the child pid namespace check of judge_boot's job j and
+# record r: what the child read, that it took the write of W, the fork
+# after ns_last_pid W - 2 got W - 1 and the next one wrapped below it,
+# and the parent's value after, each against the job (pidns_fields).
+judge_pidns() {
+	local w=${j[pidns]} got want
+	got="${r[pidns_child]:-none} ${r[pidns_written]:-none} ${r[pidns_top]:-none} ${r[pidns_parent]:-none}"
+	want="${j[pidns_child]} $w $((w - 1)) ${j[pidns_parent]}"
+	if [[ $got != "$want" ]]; then
+		judge_check pid_namespace fail "child pid namespace (${j[pidns_scope]:-?} pid_max): child/written/first PID/parent $got, expected $want"
+	elif ! [[ ${r[pidns_next]:-none} =~ ^[0-9]+$ ]] || ((r[pidns_next] >= w - 1)); then
+		judge_check pid_namespace fail "child pid namespace: the fork after PID $((w - 1)) got ${r[pidns_next]:-none}, expected a wrap below it"
+	else
+		judge_check pid_namespace ok
 	fi
 }
 
@@ -135,6 +153,8 @@ judge_boot() {
 	else
 		judge_check sysctl_setting fail "the kernel refused the sysctl.kernel.pid_max= setting"
 	fi
+
+	[[ -z ${j[pidns]:-} ]] || judge_pidns
 
 	local verdict=pass reason="" l
 	if [[ ${r[timed_out]:-0} == 1 ]]; then

@@ -300,6 +300,22 @@ tcg_counts_hotplug_cpus() {
 	((major < 6 || (major == 6 && minor < 3)))
 }
 
+# pidns_scope VERSION: what a write to pid_max in a child pid namespace
+# changes on a kernel of VERSION: "namespace" since 6.14, where each pid
+# namespace has its own pid_max (a new one starts at PID_MAX_LIMIT,
+# create_pid_namespace(); forks in it are bounded by it and by every
+# ancestor's), else "global", the one pid_max every namespace reads.
+pidns_scope() {
+	local major minor
+	IFS=. read -r major minor _ <<<"$1"
+	[[ $major =~ ^[0-9]+$ && $minor =~ ^[0-9]+$ ]] || { echo global; return 0; }
+	if ((major > 6 || (major == 6 && minor >= 14))); then
+		echo namespace
+	else
+		echo global
+	fi
+}
+
 # --- the kernel table ------------------------------------------------
 # harness/kernels names the trees, the kernels built of each variant and
 # the tiers each boots; these read it, and nothing else does.
@@ -308,6 +324,63 @@ KERNEL_TABLE=${PIDMAX_KERNELS:-$(dirname "${BASH_SOURCE[0]}")/kernels}
 # Every tier a row's BOOTS may list.
 # shellcheck disable=SC2034 # read by the scripts that source lib.sh
 TIERS="hotplug online scenario possible wide-online wide-hotplug"
+
+# harness/trees says where each tree's source comes from and which
+# series it takes; $PIDMAX_TREES points at another (the self-tests').
+TREE_TABLE=${PIDMAX_TREES:-$(dirname "${BASH_SOURCE[0]}")/trees}
+
+# tree_row TREE: "SUITE SERIES" of TREE in harness/trees; fails with a
+# message for a tree it lacks or a malformed row.
+tree_row() {
+	[[ -r $TREE_TABLE ]] || die "the tree table $TREE_TABLE is missing"
+	awk -v t="$1" -v f="$TREE_TABLE" '
+		/^[[:space:]]*(#|$)/ { next }
+		NF != 3 || $2 !~ /^[a-z0-9-]+$/ {
+			printf "%s:%d: want TREE SUITE SERIES\n", f, NR > "/dev/stderr"
+			exit 2
+		}
+		$1 == t { print $2, $3; found = 1; exit }
+		END { if (!found) { printf "%s has no tree %s\n", f, t > "/dev/stderr"; exit 1 } }' "$TREE_TABLE"
+}
+
+# tree_series_dir TREE: the folder of TREE's quilt series.
+tree_series_dir() {
+	local row
+	row=$(tree_row "$1") || return 1
+	echo "$(dirname "$HARNESS_LIB_DIR")/${row#* }"
+}
+
+# tree_tarball BUILD_DIR TREE: the path of TREE's source tarball, fetched
+# into BUILD_DIR first when its suite is not the host's. Returns 3, with
+# fetch-deb.sh's message, when the suite is unreachable.
+tree_tarball() {
+	local row suite root rc=0
+	row=$(tree_row "$2") || return 1
+	suite=${row%% *}
+	if [[ $suite == host ]]; then
+		echo "/usr/src/linux-source-$2.tar.xz"
+		return 0
+	fi
+	root=$("$HARNESS_LIB_DIR/fetch-deb.sh" "$1/deb-linux-source-$2" \
+		"$suite" "linux-source-$2") || rc=$?
+	((rc == 0)) || return "$rc"
+	echo "$root/usr/src/linux-source-$2.tar.xz"
+}
+
+# harness/machines gives each machine a job may name its QEMU arguments;
+# $PIDMAX_MACHINES points at another table.
+MACHINE_TABLE=${PIDMAX_MACHINES:-$(dirname "${BASH_SOURCE[0]}")/machines}
+
+# machine_args NAME: QEMU's arguments for machine NAME, a word a line;
+# fails with a message naming the known machines when NAME is not one.
+machine_args() {
+	[[ -r $MACHINE_TABLE ]] || die "the machine table $MACHINE_TABLE is missing"
+	awk -v m="$1" -v f="$MACHINE_TABLE" '
+		/^[[:space:]]*(#|$)/ { next }
+		{ names = names (names == "" ? "" : ", ") $1 }
+		$1 == m { for (i = 2; i <= NF; i++) print $i; found = 1 }
+		END { if (!found) { printf "unknown machine \"%s\" (%s: %s)\n", m, f, names > "/dev/stderr"; exit 1 } }' "$MACHINE_TABLE"
+}
 
 # kernel_rows [TREE]: the table's rows, "TREE VARIANT BUILD INITRD
 # BOOTS" a line, of TREE alone when given; a malformed row is an error.
@@ -459,6 +532,13 @@ kernel_boots_wide() {
 	[[ $(kconfig_get "$1" X86_X2APIC) == y && $(kconfig_get "$1" IRQ_REMAP) == y ]]
 }
 
+# kernel_detects_vmware CONFIG: true when the kernel can detect VMware
+# from the DMI serial number and the backdoor port, as the machine
+# vmware (harness/machines) shows it: HYPERVISOR_GUEST with DMI.
+kernel_detects_vmware() {
+	[[ $(kconfig_get "$1" HYPERVISOR_GUEST) == y && $(kconfig_get "$1" DMI) == y ]]
+}
+
 # expected_vars CPUS BASE_SMALL IS_64BIT: set EXP_MAX, EXP_MIN, EXP_LIMIT
 # and EXP_CLAMPED to what the patched kernel must compute for CPUS CPU
 # ids on x86 (4 KiB pages):
@@ -567,7 +647,8 @@ job_kernel_is() {
 
 # make_job CASE TIER POSSIBLE ONLINE SMP [append=...] [pid_max=N]
 #          [sysctl_refused=1] [timeout=SECONDS] [series=yes|auto]
-#          [mem=SIZE] [machine=pc|wide] [qemu=FILE]: print the job line
+#          [mem=SIZE] [machine=NAME] [qemu=FILE]
+#          [pidns_scope=global|namespace]: print the job line
 #          of boot LABEL-CASE
 # with QEMU's -smp SMP, where the guest must show POSSIBLE possible and
 # ONLINE online CPUs. The expected values come from the formula for
@@ -575,6 +656,7 @@ job_kernel_is() {
 # value /proc must show instead (a sysctl.kernel.pid_max= override, the
 # boot line still shows the formula's). The timeout is generous unless
 # given: a one-CPU boot takes 1-3 s, 255 CPUs online under 60 s.
+# pidns_scope= adds the child pid namespace check (pidns_fields).
 make_job() {
 	(($# >= 5)) || {
 		echo "make_job: CASE TIER POSSIBLE ONLINE SMP [KEY=VALUE...]" >&2
@@ -582,7 +664,7 @@ make_job() {
 	}
 	local case=$1 tier=$2 possible=$3 online=$4 smp=$5 a clamped=no
 	local -A x=([append]="" [pid_max]="" [sysctl_refused]=0 [timeout]="" [series]=""
-		[mem]=512M [machine]=pc [qemu]="")
+		[mem]=512M [machine]=pc [qemu]="" [pidns_scope]="")
 	shift 5
 	for a; do
 		[[ $a == *=* && -v x[${a%%=*}] ]] || {
@@ -593,16 +675,37 @@ make_job() {
 	done
 	expected_vars "$possible" "$JK_SMALL" "$JK_IS64" || return 1
 	((EXP_CLAMPED)) && clamped=yes
+	local -a pidns=()
+	[[ -z ${x[pidns_scope]} ]] || pidns_fields "${x[pidns_scope]}" "${x[pid_max]:-$EXP_MAX}"
 	kv_line "name=$JK_LABEL-$case" "tier=$tier" "variant=$JK_VARIANT" \
 		"label=$JK_LABEL" "kernel=$JK_KERNEL" "config=$JK_CONFIG" \
 		"initrd=$JK_INITRD" "accel=$JK_ACCEL" "smp=$smp" "mem=${x[mem]}" \
-		"timeout=${x[timeout]:-$((60 + ${smp%%,*}))}" "append=${x[append]}" \
+		"timeout=${x[timeout]:-$((60 + ${smp%%,*}))}" "append=${x[append]}" "${pidns[@]}" \
 		"possible=$possible" "online=$online" \
 		"pid_max=${x[pid_max]:-$EXP_MAX}" "pid_max_min=$EXP_MIN" \
 		"pid_max_max=$EXP_LIMIT" "line_default=$EXP_MAX" \
 		"line_min=$EXP_MIN" "line_cpus=$possible" "line_clamped=$clamped" \
 		"sysctl_refused=${x[sysctl_refused]}" "kunit=$JK_KUNIT" \
 		"series=${x[series]:-$JK_SERIES}" "machine=${x[machine]}" "qemu=${x[qemu]}"
+}
+
+# pidns_fields SCOPE BOOT_VALUE: for make_job (after expected_vars), the
+# child pid namespace check (guest-init.sh's pidns_checks) into its pidns
+# array and x[append]: the value W written in the child (pid_max_min +
+# 1000, in range), and what the child reads before, and the parent
+# after, by SCOPE (pidns_scope): "namespace", the child starts at
+# PID_MAX_LIMIT and the parent keeps BOOT_VALUE; "global", both read the
+# one value, BOOT_VALUE then W. Forks in the child get W - 1 after
+# ns_last_pid W - 2, then wrap, on every tree.
+pidns_fields() {
+	local w=$((EXP_MIN + 1000))
+	x[append]+="${x[append]:+ }pidmax_pidns=$w"
+	if [[ $1 == namespace ]]; then
+		pidns=("pidns=$w" "pidns_child=$EXP_LIMIT" "pidns_parent=$2")
+	else
+		pidns=("pidns=$w" "pidns_child=$2" "pidns_parent=$w")
+	fi
+	pidns+=("pidns_scope=$1")
 }
 
 # make_skip CASE TIER REASON: the job line of a boot that does not apply

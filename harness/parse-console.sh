@@ -62,6 +62,7 @@ BEGIN {
 	line_cpus = line_default = line_min = clamped = "none"
 	panic = oops = sysctl_err = 0; panic_msg = "none"; brought_up = "none"
 	last_pid = tasks = kthreads = "none"
+	ns_child = ns_written = ns_top = ns_next = ns_parent = "none"
 	kunit = "none"; kplan = "none"; kok = knotok = 0; knames = kfailed = ""
 	# What fails a boot when the console shows it, and what is quoted
 	# under a failed boot.
@@ -145,6 +146,18 @@ in_kunit && /^not ok [0-9]+ pid_max$/ { kunit = "notok"; in_kunit = 0; next }
 	}
 	next
 }
+# What the child pid namespace saw (pidns_checks of guest-init.sh).
+/^# pidns: / {
+	for (i = 3; i <= NF; i++) {
+		split($i, kv, "=")
+		if (kv[1] == "child") ns_child = num(kv[2])
+		if (kv[1] == "written") ns_written = num(kv[2])
+		if (kv[1] == "top") ns_top = num(kv[2])
+		if (kv[1] == "next") ns_next = num(kv[2])
+		if (kv[1] == "parent") ns_parent = num(kv[2])
+	}
+	next
+}
 /^# pid_max: / { pid_max = num($3); next }
 /^# pid_max_min: / { pid_max_min = num($3); next }
 /^# pid_max_max: / { pid_max_max = num($3); next }
@@ -169,6 +182,8 @@ END {
 	printf "\tpanic=%d\toops=%d\tsysctl_err=%d", panic, oops, sysctl_err
 	printf "\tpanic_msg=%s\tbrought_up=%s", panic_msg, brought_up
 	printf "\tlast_pid_at_init=%s\ttasks=%s\tkthreads=%s", last_pid, tasks, kthreads
+	printf "\tpidns_child=%s\tpidns_written=%s\tpidns_top=%s\tpidns_next=%s\tpidns_parent=%s", \
+		ns_child, ns_written, ns_top, ns_next, ns_parent
 	printf "\tkunit=%s\tkunit_plan=%s\tkunit_oks=%d\tkunit_notoks=%d", \
 		kunit, kplan, kok, knotok
 	printf "\tkunit_failed=%s\tkunit_passed=%s\n", \

@@ -18,7 +18,10 @@ USAGE="Usage: harness/plan.sh --kernel FILE --config FILE --initrd FILE
                        [--wide-qemu FILE]
 Print the job list of one kernel, a boot a line:
   hotplug    -smp 1,maxcpus=N for each N of --cpus (default: all,
-             1-$MAX_QEMU_CPUS): N possible CPUs, one online
+             1-$MAX_QEMU_CPUS): N possible CPUs, one online; under TCG
+             a kernel since 6.3 boots it on the machine vmware
+             (harness/machines: boot names end in -vmware), needing
+             DMI and HYPERVISOR_GUEST, else the tier is a skip
   online     -smp N for each N of --online (default: $DEFAULT_ONLINE)
   possible   -smp 1 and possible_cpus=N on the kernel command line for
              each N of --possible (default: none; up to $MAX_NR_CPUS): N CPU
@@ -34,7 +37,8 @@ Print the job list of one kernel, a boot a line:
              NR_CPUS >= N (harness/kernels: the 6.1 kernels), and
              are skips without --wide-qemu
   scenario   (--scenarios yes, the default) six boots: the extended
-             guest checks on 64 CPUs, sysctl.kernel.pid_max= in and out
+             guest checks on 64 CPUs (with pid_max in a child pid
+             namespace), sysctl.kernel.pid_max= in and out
              of range, nr_cpus=40, possible_cpus=40 and maxcpus=2
 LIST is like 1,2,32-34,255 or all; \"\" plans no boot of that tier.
 --initrd is the guests' initramfs, unless the kernel carries its own
@@ -102,24 +106,30 @@ main() {
 		die "cannot plan for $config"
 
 	# Under TCG a kernel since 6.3 sees only QEMU's present CPUs (see
-	# tcg_counts_hotplug_cpus in lib.sh): no hotplug tier, and the
-	# scenario boots bring their CPUs online instead.
-	local version slots=yes why
+	# tcg_counts_hotplug_cpus in lib.sh) on the PC: its hotplug tier
+	# boots on the machine vmware (harness/machines) when the kernel can
+	# detect VMware, else it is a skip; the scenario boots bring their
+	# CPUs online instead, and possible_cpus= only lowers the count.
+	local version slots=yes why hot_machine=pc suffix=""
 	version=$(kconfig_version "$config")
 	if [[ $accel == tcg ]] && ! tcg_counts_hotplug_cpus "$version"; then
 		slots=no
 		why="Linux ${version:-?} under TCG ignores QEMU's hotpluggable CPUs (-smp 1,maxcpus=N gives 1 possible CPU)"
-		if [[ -n $hotplug ]]; then
+		if kernel_detects_vmware "$config"; then
+			hot_machine=vmware suffix=-vmware
+		elif [[ -n $hotplug ]]; then
+			why+=" unless it detects a hypervisor: this kernel lacks DMI or HYPERVISOR_GUEST for the machine vmware"
 			((cpus_given == 0)) ||
 				usage_error "$why: use --cpus '' and --online LIST for this kernel"
 			make_skip hotplug hotplug "$why"
+			hotplug=""
 		fi
-		hotplug=""
 	fi
 
 	local n
 	for n in $hotplug; do
-		make_job "$(printf 'hotplug-%03d' "$n")" hotplug "$n" 1 "1,maxcpus=$n"
+		make_job "$(printf 'hotplug-%03d%s' "$n" "$suffix")" hotplug "$n" 1 "1,maxcpus=$n" \
+			"machine=$hot_machine"
 	done
 	for n in $online; do
 		make_job "$(printf 'online-%03d' "$n")" online "$n" "$n" "$n"
@@ -132,7 +142,10 @@ main() {
 	[[ $slots == yes ]] || s64=64 on=64 on40=40
 	# A 64-CPU guest (pid_max above 32768 when full-sized) runs the slow
 	# checks: bad writes, PIDs above 32768 and the wrap, exhaustion.
-	make_job extended-064 scenario 64 "$on" "$s64" append=pidmax_harness=extended
+	# It also checks pid_max in a child pid namespace, by the tree's
+	# semantics (pidns_scope in lib.sh).
+	make_job extended-064 scenario 64 "$on" "$s64" append=pidmax_harness=extended \
+		"pidns_scope=$(pidns_scope "$version")"
 	# The command line override still works on top of the heuristic
 	# (30000 is in range for both variants) and is refused out of range.
 	make_job sysctl-override scenario 64 "$on" "$s64" \

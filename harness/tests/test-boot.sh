@@ -28,7 +28,8 @@ test_boot_fake_crash_fails() {
 }
 
 # A wide job: its own QEMU (not $QEMU), q35 with x2APIC and interrupt
-# remapping, -smp 256,maxcpus=N, and no -initrd for initrd=builtin.
+# remapping, -smp 256,maxcpus=N, and no -initrd for initrd=builtin; the
+# machine vmware's arguments; an unknown machine refused.
 test_boot_wide_job() {
 	local rc=0 log="$TMP/wide.log" args="$TMP/wide.args" f=$FIX/config-6.1-full job
 	job_kernel "$f" "$f" builtin fake tcg
@@ -42,8 +43,13 @@ test_boot_wide_job() {
 		echo "a builtin initramfs was passed with -initrd"
 		rc=1
 	}
-	job=$(sed 's/\tmachine=wide/\tmachine=huge/' <<<"$job")
-	must_fail "unknown machine 'huge'" "$HARNESS/boot-guest.sh" "$job" "$log" || rc=1
+	job=$(sed 's/\tmachine=wide/\tmachine=vmware/' <<<"$job")
+	QEMU=/nonexistent FAKE_QEMU_ARGS="$args" FAKE_QEMU_LOG="$FIX/hotplug-255.log" \
+		"$HARNESS/boot-guest.sh" "$job" "$log" || rc=1
+	expect_eq "vmware" "$(grep -A1 -x -e -machine -e -cpu -e -smbios "$args" | grep -v -x -e -- | paste -sd' ')" \
+		"-machine pc,vmport=on -cpu qemu64,-hypervisor -smbios type=1,serial=VMware-56-4d-00" || rc=1
+	job=$(sed 's/\tmachine=vmware/\tmachine=huge/' <<<"$job")
+	must_fail 'unknown machine "huge"' "$HARNESS/boot-guest.sh" "$job" "$log" || rc=1
 	return $rc
 }
 

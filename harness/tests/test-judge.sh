@@ -253,3 +253,29 @@ test_judge_recorded_starved() {
 		"online CPUs none, expected 255: the kernel brought up 203, CPUs 203-254 never came up" || rc=1
 	return $rc
 }
+
+# pid_max in a child pid namespace (guest-init.sh's pidns_checks),
+# recorded on 6.1 (one global value) and 7.3 (a value per namespace):
+# each passes against its own tree's semantics and fails against the
+# other's, and a fork that does not wrap fails.
+test_judge_pid_namespace() {
+	local rc=0 log="$TMP/pidns.log" g=pidns_scope=global n=pidns_scope=namespace
+	expect_eq "6.1, global" "$(judge "$FIX/extended-064-pidns-6.1.log" 64 1 0 1 1 "$g")" pass || rc=1
+	expect_eq "7.3, per namespace" "$(judge "$FIX/extended-064-7.3.log" 64 64 0 1 1 "$n")" pass || rc=1
+	expect_eq "6.1 judged as 7.3" "$(reason_of pid_namespace "$FIX/extended-064-pidns-6.1.log" 64 1 0 1 1 "$n")" \
+		"child pid namespace (namespace pid_max): child/written/first PID/parent 65536 1512 1511 1512, expected 4194304 1512 1511 65536" || rc=1
+	expect_eq "7.3 judged as 6.1" "$(judge "$FIX/extended-064-7.3.log" 64 64 0 1 1 "$g")" "fail: pid_namespace" || rc=1
+	edit_log "$FIX/extended-064-7.3.log" "$log" 's/^# pidns: \(.*\) next=300 /# pidns: \1 next=1512 /'
+	expect_eq "no wrap" "$(reason_of pid_namespace "$log" 64 64 0 1 1 "$n")" \
+		"child pid namespace: the fork after PID 1511 got 1512, expected a wrap below it" || rc=1
+	edit_log "$FIX/extended-064-7.3.log" "$log" '/^# pidns: /d'
+	expect_eq "not measured" "$(judge "$log" 64 64 0 1 1 "$n")" "fail: pid_namespace" || rc=1
+	expect_eq "no check asked" "$(judged "$FIX/extended-064-7.3.log" 64 64 0 1 1 | grep -c check=pid_namespace)" 0 || rc=1
+	return $rc
+}
+
+# 7.3 under TCG on the machine vmware: 254 hotplug CPUs, judged as any
+# hotplug boot.
+test_judge_vmware_hotplug() {
+	expect_eq "7.3 hotplug 255 on vmware" "$(judge "$FIX/hotplug-255-vmware-7.3.log" 255 1 0 1 1)" pass
+}

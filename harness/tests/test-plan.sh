@@ -251,7 +251,7 @@ test_kernel_table_picks() {
 		got+="$t $(kernel_pick 6.1 small "$t" each) $(kernel_pick 6.1 small "$t" fewest);"
 	done
 	expect_eq "6.1 small" "$got" "hotplug small small-maxsmp-wide;possible small-maxsmp small-maxsmp-wide;wide-online small-maxsmp-wide small-maxsmp-wide;" || rc=1
-	expect_eq "trees" "$(kernel_trees)" "6.1 6.12" || rc=1
+	expect_eq "trees" "$(kernel_trees)" "6.1 6.12 7.3" || rc=1
 	expect_eq "initrd" "$(kernel_initrd_mode 6.1 full-maxsmp-wide) $(kernel_initrd_mode 6.12 full)" "builtin external" || rc=1
 	! kernel_pick 6.1 huge hotplug each >/dev/null || { echo "a variant not in the table was picked"; rc=1; }
 	printf '6.1 full full external hotplug,sideways\n' >"$TMP/bad"
@@ -259,5 +259,30 @@ test_kernel_table_picks() {
 	err=$(PIDMAX_KERNELS="$TMP/bad" bash -c '. "$1"; kernel_trees' _ "$HARNESS/lib.sh" 2>&1) &&
 		{ echo "a row with an unknown tier was read: $err"; rc=1; }
 	[[ $err == *"$TMP/bad:1: want TREE VARIANT BUILD"* ]] || { echo "no line number: $err"; rc=1; }
+	return $rc
+}
+
+# Since 6.3 under TCG: the hotplug tier on the machine vmware for a
+# kernel that can detect it (DMI and HYPERVISOR_GUEST), named so; the
+# child pid namespace check of the extended boot by the tree's
+# semantics: one global pid_max on 6.12, a pid_max per namespace on 7.3.
+test_plan_vmware_and_pidns() {
+	local rc=0 cfg="$TMP/config-6.12-dmi" out
+	{ cat "$FIX/config-6.12-full"; echo CONFIG_DMI=y; } >"$cfg"
+	out=$("$HARNESS/plan.sh" --kernel /k --config "$cfg" --initrd /i --label t \
+		--cpus 33 --online "" --scenarios yes)
+	expect_eq "vmware" "$(head -n 1 <<<"$out" | tr '\t' '\n' | grep -E '^(name|smp|possible|pid_max|machine)=' | paste -sd' ')" \
+		"name=t-hotplug-033-vmware smp=1,maxcpus=33 possible=33 pid_max=33792 machine=vmware" || rc=1
+	expect_eq "6.12 pidns" "$(grep extended-064 <<<"$out" | tr '\t' '\n' | grep -E '^(append|pidns.*)=' | paste -sd' ')" \
+		"append=pidmax_harness=extended pidmax_pidns=1512 pidns=1512 pidns_child=65536 pidns_parent=1512 pidns_scope=global" || rc=1
+	sed -i 's|^# Linux/x86 .* Kernel Configuration$|# Linux/x86 7.3.4 Kernel Configuration|' "$cfg"
+	out=$("$HARNESS/plan.sh" --kernel /k --config "$cfg" --initrd /i --label s \
+		--cpus "" --online "" --scenarios yes)
+	expect_eq "7.3 pidns" "$(grep extended-064 <<<"$out" | tr '\t' '\n' | grep -E '^pidns.*=' | paste -sd' ')" \
+		"pidns=1512 pidns_child=4194304 pidns_parent=65536 pidns_scope=namespace" || rc=1
+	out=$("$HARNESS/plan.sh" --kernel /k --config "$FIX/config-6.12-full" --initrd /i --label u \
+		--online "" --scenarios no)
+	expect_eq "no DMI" "$(cut -f5 <<<"$out")" \
+		"skip=Linux 6.12.118 under TCG ignores QEMU's hotpluggable CPUs (-smp 1,maxcpus=N gives 1 possible CPU) unless it detects a hypervisor: this kernel lacks DMI or HYPERVISOR_GUEST for the machine vmware" || rc=1
 	return $rc
 }

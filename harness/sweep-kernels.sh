@@ -9,9 +9,11 @@
 # the first row listing a tier, the last with --fewest-kernels), built.
 # Sets kernels, configs, labels, kbuilds and ktiers (a kernel's tiers);
 # series=auto for a --kernel, which may lack the series (the judge tells
-# from its boot line).
+# from its boot line). A build whose tree's suite is unreachable
+# (build-kernel.sh exit 3) goes to unbuilt ("LABEL TIER..."), its tiers
+# skips (unbuilt_jobs).
 sweep_kernels() {
-	local want v b tiers kdir plan
+	local want v b tiers kdir plan rc
 	local -a builds=()
 	want=$(wanted_tiers)
 	if [[ -n $kernel ]]; then
@@ -25,7 +27,13 @@ sweep_kernels() {
 		mapfile -t builds <<<"$plan"
 		for b in "${builds[@]}"; do
 			read -r b tiers <<<"$b"
-			kdir=$("$HARNESS/build-kernel.sh" "$build" "$tree" "$b")
+			rc=0
+			kdir=$("$HARNESS/build-kernel.sh" "$build" "$tree" "$b") || rc=$?
+			if ((rc == 3)); then
+				unbuilt+=("$tree-$b $tiers")
+				continue
+			fi
+			((rc == 0)) || die "build-kernel.sh $tree $b failed (see above)"
 			kernels+=("$kdir/vmlinux") configs+=("$kdir/.config")
 			labels+=("$tree-$b") kbuilds+=("$b") ktiers+=("$tiers")
 		done
@@ -54,5 +62,20 @@ stock_kernels() {
 	for i in "${!labels[@]}"; do
 		kdir=$("$HARNESS/build-kernel.sh" --stock "$build" "$tree" "${kbuilds[i]}")
 		stock_map+=("${labels[i]}=$kdir/vmlinux")
+	done
+}
+
+# unbuilt_jobs: a skip job per tier of each unbuilt kernel, with the
+# reason: its tree's suite (harness/trees) could not be reached.
+unbuilt_jobs() {
+	local u label t b suite
+	suite=$(tree_row "$tree") || return 1
+	for u in "${unbuilt[@]}"; do
+		read -r label t <<<"$u"
+		b=${label#"$tree"-}
+		for t in $t; do
+			kv_line "name=$label-$t" "tier=$t" "variant=${b%%-*}" "label=$label" \
+				"skip=${suite%% *} is unreachable: no linux-source-$tree to build (harness/trees)"
+		done
 	done
 }

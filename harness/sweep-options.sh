@@ -12,6 +12,8 @@ max(32768, 1024 * nr_cpu_ids) clamped to PID_MAX_LIMIT in each.
 Five tiers (none puts a pid_max setting on the kernel command line),
 and six scenario boots:
   hotplug   -smp 1,maxcpus=N: N possible CPUs, one online (fast), 1..255
+            (6.12 and 7.3 under TCG: on the machine vmware,
+            harness/machines, the only one where they count them)
   online    -smp N: all N CPUs online, 1..255
   possible  -smp 1 and the kernel parameter possible_cpus=N: N CPU ids
             no firmware describes, one online, up to 8192 (NR_CPUS
@@ -48,8 +50,10 @@ Options:
                    installed) by fetch-stock.sh
   --config FILE    the .config of --kernel FILE
   --tree T         kernel tree to build, a tree of the kernel table
-                   harness/kernels: 6.1 (default) or 6.12; each kernel
-                   boots every tier its .config allows, the rest skip
+                   harness/kernels: 6.1 (default), 6.12 or 7.3 (fetched
+                   from trixie-backports, harness/trees; unreachable, its
+                   tiers are skips); each kernel boots every tier its
+                   .config allows, the rest skip
   --variant V      the tree's variant to build: full (default), small
                    (CONFIG_BASE_SMALL), or all (every variant, planned
                    into one job list, side by side in DIR/variants.csv)

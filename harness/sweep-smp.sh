@@ -52,13 +52,15 @@ local initrd
 initrd=$("$HARNESS/build-initramfs.sh" "$build")
 # The kernels, each with the tiers it boots; QEMU 10 if a kernel boots
 # the wide tiers; the baseline's stock kernels.
-local -a kernels=() configs=() labels=() kbuilds=() ktiers=() stock_map=()
+local -a kernels=() configs=() labels=() kbuilds=() ktiers=() stock_map=() unbuilt=()
 local series=yes wide_qemu="" i
 sweep_kernels
 wide_qemu=$(wide_qemu_for)
 ((baseline == 0)) || stock_kernels
 local -a probe_opt=()
 ((list == 0)) || probe_opt=(--no-probe)
+# Nothing built (the tree's suite unreachable): nothing to probe with.
+((${#kernels[@]})) || accel=tcg
 if [[ $accel == auto ]]; then
 	accel=$("$HARNESS/accel.sh" "${probe_opt[@]}" \
 		"$build" "${kernels[0]}" "${configs[0]}" "$initrd")
@@ -76,6 +78,7 @@ for i in "${!kernels[@]}"; do
 		--initrd "$initrd" --label "${labels[i]}" --accel "$accel" --series "$series" \
 		"${PLAN_OPTS[@]}" --wide-qemu "$wide_qemu" >>"$plan"
 done
+unbuilt_jobs >>"$plan"
 if ((list)); then
 	cat "$plan"
 	return 0

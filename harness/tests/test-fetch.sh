@@ -49,3 +49,19 @@ test_fetch_deb_unreachable() {
 	[[ $err == *"trixie-backports is unreachable"* ]] || { echo "message: $err"; return 1; }
 	[[ -z $(ls -A "$TMP/d") ]] || { echo "left behind: $(ls -AR "$TMP/d")"; return 1; }
 }
+
+# A tree whose suite is unreachable (harness/trees: 7.3 from
+# trixie-backports): the sweep ends, every tier asked of it a SKIP with
+# the reason, nothing a failure.
+test_sweep_unreachable_tree_skips() {
+	needs apt-get apt
+	local out
+	fake_build "$TMP/build"
+	out=$(PIDMAX_MIRROR=http://127.0.0.1:9/debian "$HARNESS/sweep-smp.sh" --tree 7.3 \
+		--build-dir "$TMP/build" --out "$TMP/sweep" --only online:1,64 --only scenarios 2>&1) || {
+		echo "the sweep failed: $out"
+		return 1
+	}
+	expect_eq "last line" "$(tail -n 1 <<<"$out")" "0 passed, 0 failed, 2 skipped" || return 1
+	expect_eq "skips" "$(grep -c '# SKIP trixie-backports is unreachable: no linux-source-7.3' "$TMP/sweep/results.ktap")" 2
+}

@@ -14,13 +14,18 @@ set -euo pipefail
 HARNESS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=harness/lib.sh
 . "$HARNESS/lib.sh"
-USAGE="Usage: harness/fetch-deb.sh DEST SUITE PACKAGE...
+USAGE="Usage: harness/fetch-deb.sh [--depends] DEST SUITE PACKAGE...
 Download PACKAGEs of SUITE from the host's Debian archive with private
 apt lists and unpack them into DEST/root; print DEST/root. Exits 3 when
-SUITE or a package cannot be had. \$PIDMAX_MIRROR overrides the archive."
+SUITE or a package cannot be had. \$PIDMAX_MIRROR overrides the archive.
+  --depends  download nothing: print what each PACKAGE depends on in
+             SUITE, a package a line (how fetch-stock.sh finds the
+             versioned kernel behind linux-image-amd64)"
 
 main() {
-	parse_options "$USAGE" "" "$@"
+	local depends=0
+	parse_options "$USAGE" "depends" "$@"
+	[[ ${OPTS[0]} != --depends ]] || { depends=1; OPTS=("${OPTS[@]:1}"); }
 	set -- "${OPTS[@]:1}"
 	(($# >= 3)) || usage_error "expects DEST SUITE PACKAGE..."
 	local dest suite=$2 mirror
@@ -28,7 +33,7 @@ main() {
 		die "cannot use $1"
 	shift 2
 	[[ $suite =~ ^[a-z0-9-]+$ ]] || usage_error "SUITE '$suite': letters, digits and - only"
-	if [[ -d $dest/root && $(cat "$dest/packages" 2>/dev/null) == "$suite $*" ]]; then
+	if ((depends == 0)) && [[ -d $dest/root && $(cat "$dest/packages" 2>/dev/null) == "$suite $*" ]]; then
 		echo "$dest/root"
 		return 0
 	fi
@@ -48,6 +53,12 @@ main() {
 		rm -rf "$tmp"
 		echo "${0##*/}: $suite is unreachable" >&2
 		exit 3
+	fi
+	if ((depends)); then
+		"${apt[@]/#apt-get/apt-cache}" depends "$@" 2>>"$tmp/apt.log" |
+			awk '$1 == "Depends:" && $2 !~ /^</ { print $2 }' || true
+		rm -rf "$tmp"
+		return 0
 	fi
 	local p
 	local -a pkgs=()

@@ -1,49 +1,50 @@
 #!/bin/bash
 # fetch-stock.sh - fetch Debian's own kernel, for comparison: the image
-# package that linux-image-amd64 depends on, downloaded with apt-get
-# download and unpacked with dpkg-deb -x into the build folder. Nothing
-# is installed on the host.
+# package that linux-image-amd64 depends on, downloaded and unpacked into
+# the build folder. Nothing is installed on the host.
+#
+# Without SUITE: the host's own suite, through the host's apt (apt-get
+# download; bookworm's image package holds boot/vmlinuz-VERSION and
+# boot/config-VERSION). With SUITE (trixie-backports): through
+# fetch-deb.sh's private apt lists; there the image package only depends
+# on linux-binary-VERSION (usr/lib/modules/VERSION/vmlinuz) and
+# linux-base-VERSION (.../config), which are fetched instead.
 #
 # Prints the directory that holds vmlinuz-VERSION and, beside it, its
 # .config, so "sweep-smp.sh --kernel DIR/vmlinuz-VERSION" finds both.
-# Fetches again only when the package's version changed.
+# Fetches again only when the package's version changed. Exits 3 when
+# SUITE is unreachable.
 set -euo pipefail
 
 HARNESS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=harness/lib.sh
 . "$HARNESS/lib.sh"
-USAGE="Usage: harness/fetch-stock.sh BUILD_DIR
-Download and unpack Debian's amd64 kernel image into BUILD_DIR/stock;
-print the directory of its vmlinuz and .config."
+USAGE="Usage: harness/fetch-stock.sh BUILD_DIR [SUITE]
+Download and unpack Debian's amd64 kernel (of SUITE, default the host's)
+into BUILD_DIR/stock; print the directory of its vmlinuz and .config.
+Exits 3 when SUITE is unreachable."
 
-# stock_package: the image package linux-image-amd64 depends on.
-stock_package() {
+# host_package: the image package linux-image-amd64 depends on in the
+# host's apt lists.
+host_package() {
 	apt-cache depends linux-image-amd64 2>/dev/null |
 		awk '$1 == "Depends:" && $2 ~ /^linux-image-[0-9]/ { print $2; exit }'
 }
 
-main() {
-	parse_options "$USAGE" "" "$@"
-	set -- "${OPTS[@]:1}"
-	(($# == 1)) || usage_error "expects BUILD_DIR"
-	local build pkg dir deb
-	build=$(mkdir -p "$1" && cd "$1" && pwd) || die "cannot use $1"
-	command -v apt-get >/dev/null || die "apt-get not found: this needs Debian's apt"
-	pkg=$(stock_package)
+# fetch_host BUILD_DIR: the host suite's kernel into DIR.tmp/root; sets pkg.
+fetch_host() {
+	pkg=$(host_package)
 	# A machine whose package lists were never fetched knows no kernel
 	# package: as root, fetch them (the system's own sources, unchanged).
 	if [[ -z $pkg && $EUID == 0 ]]; then
 		info "apt knows no linux-image-amd64: apt-get update"
 		apt-get update -q >/dev/null 2>&1 || true
-		pkg=$(stock_package)
+		pkg=$(host_package)
 	fi
 	[[ -n $pkg ]] ||
 		die "apt knows no linux-image-amd64 dependency: run apt-get update (as root)"
-	dir="$build/stock/$pkg"
-	if [[ -r $dir/.config ]] && compgen -G "$dir/vmlinuz-*" >/dev/null; then
-		echo "$dir"
-		return 0
-	fi
+	dir="$1/stock/$pkg"
+	found "$dir" && return 0
 	rm -rf "$dir" "$dir.tmp"
 	mkdir -p "$dir.tmp/deb" "$dir.tmp/root"
 	info "downloading $pkg (apt-get download; not installed)"
@@ -51,14 +52,63 @@ main() {
 		tail -n 5 "$dir.tmp/apt.log" >&2
 		die "apt-get download $pkg failed (see above)"
 	}
+	local deb
 	deb=$(compgen -G "$dir.tmp/deb/*.deb" | head -n 1)
 	[[ -n $deb ]] || die "apt-get download left no .deb for $pkg"
 	dpkg-deb -x "$deb" "$dir.tmp/root" || die "dpkg-deb -x $deb failed (disk full?)"
-	local vmlinuz config
-	vmlinuz=$(compgen -G "$dir.tmp/root/boot/vmlinuz-*" | head -n 1)
-	config=$(compgen -G "$dir.tmp/root/boot/config-*" | head -n 1)
-	[[ -n $vmlinuz && -n $config ]] || die "$deb holds no boot/vmlinuz-* and boot/config-*"
-	mv "$vmlinuz" "$dir.tmp/"
+}
+
+# fetch_suite BUILD_DIR SUITE: SUITE's kernel (linux-binary-VERSION and
+# linux-base-VERSION) into DIR.tmp/root; sets pkg. Exits 3 unreachable.
+fetch_suite() {
+	local rc=0 deps root
+	deps=$("$HARNESS/fetch-deb.sh" --depends "$1/stock/$2-lists" "$2" linux-image-amd64) || rc=$?
+	((rc == 0)) || exit "$rc"
+	pkg=$(grep -m 1 '^linux-image-[0-9]' <<<"$deps") ||
+		die "linux-image-amd64 of $2 depends on no linux-image-VERSION"
+	dir="$1/stock/$pkg"
+	found "$dir" && return 0
+	local ver=${pkg#linux-image-}
+	root=$("$HARNESS/fetch-deb.sh" "$1/stock/deb-$2" "$2" "linux-binary-$ver" "linux-base-$ver") || rc=$?
+	((rc == 0)) || exit "$rc"
+	rm -rf "$dir" "$dir.tmp"
+	mkdir -p "$dir.tmp"
+	cp -a "$root" "$dir.tmp/root"
+}
+
+# found DIR: DIR holds a kernel fetched before.
+found() {
+	[[ -r $1/.config ]] && compgen -G "$1/vmlinuz-*" >/dev/null
+}
+
+main() {
+	parse_options "$USAGE" "" "$@"
+	set -- "${OPTS[@]:1}"
+	(($# == 1 || $# == 2)) || usage_error "expects BUILD_DIR [SUITE]"
+	local build pkg="" dir=""
+	build=$(mkdir -p "$1" && cd "$1" && pwd) || die "cannot use $1"
+	command -v apt-get >/dev/null || die "apt-get not found: this needs Debian's apt"
+	if (($# == 2)); then
+		fetch_suite "$build" "$2"
+	else
+		fetch_host "$build"
+	fi
+	if found "$dir"; then
+		echo "$dir"
+		return 0
+	fi
+	# bookworm: boot/vmlinuz-V, boot/config-V; trixie: usr/lib/modules/V/.
+	local vmlinuz config r=$dir.tmp/root
+	vmlinuz=$(compgen -G "$r/boot/vmlinuz-*" | head -n 1) || true
+	config=$(compgen -G "$r/boot/config-*" | head -n 1) || true
+	if [[ -z $vmlinuz ]]; then
+		local ver=${pkg#linux-image-}
+		[[ -r $r/usr/lib/modules/$ver/vmlinuz ]] && vmlinuz=$r/usr/lib/modules/$ver/vmlinuz
+		[[ -r $r/usr/lib/modules/$ver/config ]] && config=$r/usr/lib/modules/$ver/config
+		[[ -z $vmlinuz ]] || { mv "$vmlinuz" "$dir.tmp/vmlinuz-$ver"; vmlinuz=$dir.tmp/vmlinuz-$ver; }
+	fi
+	[[ -n $vmlinuz && -n $config ]] || die "$pkg holds no vmlinuz and config (boot/ or usr/lib/modules/)"
+	[[ $vmlinuz == "$dir.tmp/"* ]] || mv "$vmlinuz" "$dir.tmp/"
 	cp "$config" "$dir.tmp/.config"
 	rm -rf "$dir.tmp/root" "$dir.tmp/deb" "$dir.tmp/apt.log"
 	mv "$dir.tmp" "$dir"

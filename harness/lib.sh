@@ -335,7 +335,7 @@ tree_row() {
 	[[ -r $TREE_TABLE ]] || die "the tree table $TREE_TABLE is missing"
 	awk -v t="$1" -v f="$TREE_TABLE" '
 		/^[[:space:]]*(#|$)/ { next }
-		NF != 3 || $2 !~ /^[a-z0-9-]+$/ {
+		NF != 3 || $2 !~ /^[a-z0-9-]+$/ || $3 ~ /\.\./ {
 			printf "%s:%d: want TREE SUITE SERIES\n", f, NR > "/dev/stderr"
 			exit 2
 		}
@@ -343,11 +343,14 @@ tree_row() {
 		END { if (!found) { printf "%s has no tree %s\n", f, t > "/dev/stderr"; exit 1 } }' "$TREE_TABLE"
 }
 
-# tree_series_dir TREE: the folder of TREE's quilt series.
+# tree_series_dir TREE: the folder of TREE's quilt series (SERIES of
+# its row: relative to the repository, or absolute).
 tree_series_dir() {
 	local row
 	row=$(tree_row "$1") || return 1
-	echo "$(dirname "$HARNESS_LIB_DIR")/${row#* }"
+	row=${row#* }
+	[[ $row == /* ]] || row=$(dirname "$HARNESS_LIB_DIR")/$row
+	echo "$row"
 }
 
 # tree_tarball BUILD_DIR TREE: the path of TREE's source tarball, fetched

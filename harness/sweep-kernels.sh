@@ -10,12 +10,16 @@
 # Sets kernels, configs, labels, kbuilds and ktiers (a kernel's tiers);
 # series=auto for a --kernel, which may lack the series (the judge tells
 # from its boot line). A build whose tree's suite is unreachable
-# (build-kernel.sh exit 3) goes to unbuilt ("LABEL TIER..."), its tiers
-# skips (unbuilt_jobs).
+# (build-kernel.sh exit 3), or --kernel debian of one (kernel_missing),
+# goes to unbuilt ("LABEL TIER..."), its tiers skips (unbuilt_jobs).
 sweep_kernels() {
 	local want v b tiers kdir plan rc
 	local -a builds=()
 	want=$(wanted_tiers)
+	if ((kernel_missing)); then
+		unbuilt+=("debian-$tree $want")
+		return 0
+	fi
 	if [[ -n $kernel ]]; then
 		kernels=("$(realpath "$kernel")") configs=("$(realpath "$config")")
 		labels=("$(basename "$kernel")") series=auto ktiers=("$want")
@@ -69,13 +73,14 @@ stock_kernels() {
 # reason: its tree's suite (harness/trees) could not be reached.
 unbuilt_jobs() {
 	local u label t b suite
+	((${#unbuilt[@]})) || return 0
 	suite=$(tree_row "$tree") || return 1
 	for u in "${unbuilt[@]}"; do
 		read -r label t <<<"$u"
 		b=${label#"$tree"-}
 		for t in $t; do
 			kv_line "name=$label-$t" "tier=$t" "variant=${b%%-*}" "label=$label" \
-				"skip=${suite%% *} is unreachable: no linux-source-$tree to build (harness/trees)"
+				"skip=${suite%% *} is unreachable: no kernel of tree $tree to boot (harness/trees)"
 		done
 	done
 }

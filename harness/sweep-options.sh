@@ -46,8 +46,9 @@ Options:
   --kernel FILE    boot this vmlinux or bzImage instead of building
                    one; the expected values come from FILE's
                    directory's .config. \"debian\": Debian's own amd64
-                   kernel, fetched into the build folder (never
-                   installed) by fetch-stock.sh
+                   kernel of --tree's suite (harness/trees: 6.1 the
+                   host's, 7.3 trixie-backports'), fetched into the
+                   build folder (never installed) by fetch-stock.sh
   --config FILE    the .config of --kernel FILE
   --tree T         kernel tree to build, a tree of the kernel table
                    harness/kernels: 6.1 (default), 6.12 or 7.3 (fetched
@@ -199,6 +200,28 @@ check_lists() {
 		usage_error "every tier's list is empty and --scenarios is no: nothing to boot"
 }
 
+# debian_kernel: --kernel debian made the path of Debian's own kernel of
+# --tree's suite (harness/trees: the host's, or one fetched from), by
+# fetch-stock.sh; a host kernel of another tree is refused. Returns 1,
+# with kernel_missing=1, when the suite is unreachable.
+debian_kernel() {
+	local row suite rc=0 dir version
+	local -a from=()
+	row=$(tree_row "$tree") || die "no tree $tree in harness/trees"
+	suite=${row%% *}
+	[[ $suite == host ]] || from=("$suite")
+	dir=$("$HARNESS/fetch-stock.sh" "$build" "${from[@]}") || rc=$?
+	if ((rc == 3)); then
+		kernel="" kernel_missing=1
+		return 1
+	fi
+	((rc == 0)) || die "fetch-stock.sh failed (see above)"
+	kernel=$(compgen -G "$dir/vmlinuz-*" | head -n 1)
+	version=$(kconfig_version "$dir/.config")
+	[[ $version == "$tree".* ]] ||
+		die "--kernel debian --tree $tree: Debian's kernel from the host's apt is $version, not $tree (harness/trees names where each tree comes from)"
+}
+
 # check_kernel_options: --tree, --variant (all made the tree's list),
 # --accel, --kernel (debian fetched) and --config.
 check_kernel_options() {
@@ -216,7 +239,7 @@ check_kernel_options() {
 	[[ $variant != all ]] || variant=$variants
 	if [[ $kernel == debian ]]; then
 		[[ -z $config ]] || usage_error "--kernel debian brings its own .config; drop --config"
-		kernel=$(compgen -G "$("$HARNESS/fetch-stock.sh" "$build")/vmlinuz-*" | head -n 1)
+		debian_kernel || return 0
 	fi
 	if [[ -n $kernel ]]; then
 		[[ -r $kernel ]] || die "--kernel $kernel is not readable"

@@ -34,7 +34,7 @@ REPO=$(dirname "$HARNESS")
 local cpus_list=all cpus_given=0 online_list=$DEFAULT_ONLINE jobs=2
 local possible_list=$DEFAULT_POSSIBLE wide_online=$DEFAULT_WIDE_ONLINE wide_hotplug=$DEFAULT_WIDE_HOTPLUG
 local kernel="" config="" tree=6.1 variant=full accel=auto scenarios=yes
-local build="$REPO/build" out="" list=0 shard="" baseline=0 tier_given="" pick=each
+local build="$REPO/build" out="" list=0 shard="" baseline=0 tier_given="" pick=each kernel_missing=0
 local -a only=()
 read_options "$@"
 # Check every input before anything is built or booted.

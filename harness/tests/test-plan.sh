@@ -191,7 +191,8 @@ test_sweep_only_tiers() {
 	return $rc
 }
 
-# A tree is one row of the kernel table: a fake tree 9.9 (a one-file
+# A tree is one row of the kernel table (and one of harness/trees, its
+# series; its tarball given by PIDMAX_TARBALL): a fake tree 9.9 (a one-file
 # tarball, a one-patch series, a make that writes the recorded 6.12
 # .config as 9.9's) is built, planned and judged with no other change.
 test_fake_tree_is_one_row() {
@@ -222,8 +223,12 @@ MAKE
 		cat "$HARNESS/kernels"
 		echo "9.9 full full external hotplug,online,scenario,possible,wide-online,wide-hotplug"
 	} >"$TMP/kernels"
+	{
+		cat "$HARNESS/trees"
+		echo "9.9 host $series"
+	} >"$TMP/trees"
 	fake_build "$TMP/build"
-	out=$(PATH="$bin:$PATH" PIDMAX_KERNELS="$TMP/kernels" PIDMAX_SERIES_DIR="$series" \
+	out=$(PATH="$bin:$PATH" PIDMAX_KERNELS="$TMP/kernels" PIDMAX_TREES="$TMP/trees" \
 		PIDMAX_TARBALL="$TMP/linux-source-9.9.tar.xz" FAKE_CONFIG="$FIX/config-6.12-full" \
 		QEMU="$TESTS/fake-qemu.sh" FAKE_QEMU_MODE=replay FAKE_QEMU_LOG="$FIX/online-064-6.12.log" \
 		"$HARNESS/sweep-smp.sh" --tree 9.9 --accel tcg --build-dir "$TMP/build" \

@@ -6,8 +6,9 @@
 # JOB is a job line (plan.sh); its kernel, initrd, accel (tcg or kvm),
 # smp (QEMU's -smp: "N" or "N,maxcpus=M"), machine (a row of
 # harness/machines: pc, the default; wide; vmware), qemu (default: $QEMU or
-# qemu-system-x86_64), mem, timeout and append (extra kernel
-# parameters) fields say how. Writes the console to LOG
+# qemu-system-x86_64), mem, timeout, append (extra kernel parameters)
+# and initrd_extra (a cpio archive on top of the initramfs) fields say
+# how. Writes the console to LOG
 # and "qemu_exit=.. timed_out=0|1 seconds=.." to LOG.meta. A guest still
 # running after its timeout is killed by its own pid. The harness's
 # kernel command line carries no pid_max setting; only a job's append
@@ -40,6 +41,19 @@ qemu=${job[qemu]:-${QEMU:-qemu-system-x86_64}}
 initrd_args=(-initrd "$initrd")
 [[ $initrd != builtin ]] || initrd_args=()
 [[ $initrd == builtin || -r $initrd ]] || die "initramfs $initrd is not readable"
+# initrd_extra: a cpio archive the guest gets on top (the selftests):
+# alone beside a builtin initramfs, else appended to a copy of the
+# initramfs (the kernel unpacks concatenated archives in turn).
+extra=${job[initrd_extra]:-}
+if [[ -n $extra ]]; then
+	[[ -r $extra ]] || die "initrd_extra $extra is not readable"
+	if [[ $initrd == builtin ]]; then
+		initrd_args=(-initrd "$extra")
+	else
+		cat "$initrd" "$extra" >"$log.initrd" || die "cannot write $log.initrd"
+		initrd_args=(-initrd "$log.initrd")
+	fi
+fi
 command -v "$qemu" >/dev/null ||
 	die "$qemu not found: apt-get install qemu-system-x86"
 [[ $smp =~ ^[0-9]+(,maxcpus=[0-9]+)?$ ]] ||
@@ -114,6 +128,7 @@ else
 fi
 qpid=
 end=$(date +%s.%N)
+[[ -z $extra || $initrd == builtin ]] || rm -f "$log.initrd"
 touch "$log"
 seconds=$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.2f", e - s }')
 echo "qemu_exit=$rc timed_out=$timed_out seconds=$seconds" >"$log.meta.tmp"

@@ -178,6 +178,12 @@ elif [[ $(cat "$src/.harness-series" 2>/dev/null) != "$series_id" ]]; then
 	echo "$series_id" >"$src/.harness-series"
 fi
 
+# The kernel's own pid_namespace selftests (build-selftests.sh) name what
+# they need in their config fragment (USER_NS, PID_NS): merged too, as
+# kselftest asks, so the guests can run them.
+selftest_config="$src/tools/testing/selftests/pid_namespace/config"
+[[ ! -r $selftest_config ]] || frags+=("$selftest_config")
+
 # 3. The configuration: tinyconfig + fragments, every option checked.
 # A kernel whose row says builtin carries the initramfs inside: QEMU
 # puts an -initrd just below 4 GiB minus 160 KiB, and from about 1000

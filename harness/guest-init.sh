@@ -234,9 +234,31 @@ pidns_checks() {
 	esac
 }
 
+# selftest_checks: each of the kernel's own selftests the host put in
+# /selftests/pid_namespace (build-selftests.sh), run as root: a KTAP line
+# selftest_NAME, exit 0 ok, 4 (kselftest's skip) a SKIP, else not ok;
+# their own output as diagnostics.
+selftest_checks() {
+	for t in /selftests/pid_namespace/*; do
+		[ -x "$t" ] || continue
+		"$t" >/tmp/selftest.out 2>&1
+		rc=$?
+		sed 's/^/# /' /tmp/selftest.out
+		case $rc in
+		0) ok "selftest_${t##*/}" ;;
+		4) ok "selftest_${t##*/} # SKIP exit 4" ;;
+		*) not_ok "selftest_${t##*/}" "exit $rc" ;;
+		esac
+	done
+}
+selftests=0
+for t in /selftests/pid_namespace/*; do
+	[ -x "$t" ] && selftests=$((selftests + 1))
+done
+
 echo "PIDMAX-HARNESS-BEGIN"
 echo "KTAP version 1"
-total=6
+total=$((6 + selftests))
 [ $extended = 1 ] && total=$((total + 13))
 [ -n "$pidns" ] && total=$((total + 1))
 echo "1..$total"
@@ -323,6 +345,7 @@ fi
 
 [ $extended = 1 ] && extended_checks
 [ -n "$pidns" ] && pidns_checks
+[ "$selftests" -gt 0 ] && selftest_checks
 
 # Last: a clean kernel log, no warning, bug, oops or panic anywhere.
 bad=$(dmesg | grep -v -i 'command line:' |

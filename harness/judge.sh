@@ -11,7 +11,7 @@
 # The checks, in order: timeout, panic, final_marker, guest_checks,
 # kunit, log_scan, possible_cpus, online_cpus, pid_max, pid_max_min,
 # pid_max_max, boot_line, boot_line_inputs, sysctl_setting, and
-# pid_namespace for a job that asks for it. Every expected value comes
+# pid_namespace and selftests for a job that asks for them. Every expected value comes
 # from the job; nothing is recomputed here and nothing is read back
 # from the guest as an expectation. A boot passes only when no check
 # failed (the vmtest.sh rule: a guest fails until it proves success).
@@ -155,6 +155,9 @@ judge_boot() {
 	fi
 
 	[[ -z ${j[pidns]:-} ]] || judge_pidns
+	# The kernel's own selftests: every one packed passed (not skipped).
+	[[ -z ${j[selftests]:-} ]] ||
+		judge_expect selftests "kernel selftests passed:" "${r[selftests_ok]:-0}" "${j[selftests]}"
 
 	local verdict=pass reason="" l
 	if [[ ${r[timed_out]:-0} == 1 ]]; then

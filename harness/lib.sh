@@ -651,7 +651,8 @@ job_kernel_is() {
 # make_job CASE TIER POSSIBLE ONLINE SMP [append=...] [pid_max=N]
 #          [sysctl_refused=1] [timeout=SECONDS] [series=yes|auto]
 #          [mem=SIZE] [machine=NAME] [qemu=FILE]
-#          [pidns_scope=global|namespace]: print the job line
+#          [pidns_scope=global|namespace] [initrd_extra=CPIO selftests=N]:
+#          print the job line
 #          of boot LABEL-CASE
 # with QEMU's -smp SMP, where the guest must show POSSIBLE possible and
 # ONLINE online CPUs. The expected values come from the formula for
@@ -659,7 +660,9 @@ job_kernel_is() {
 # value /proc must show instead (a sysctl.kernel.pid_max= override, the
 # boot line still shows the formula's). The timeout is generous unless
 # given: a one-CPU boot takes 1-3 s, 255 CPUs online under 60 s.
-# pidns_scope= adds the child pid namespace check (pidns_fields).
+# pidns_scope= adds the child pid namespace check (pidns_fields);
+# initrd_extra= with selftests=N gives the guest N of the kernel's own
+# selftests in a cpio archive on top of its initramfs, each to pass.
 make_job() {
 	(($# >= 5)) || {
 		echo "make_job: CASE TIER POSSIBLE ONLINE SMP [KEY=VALUE...]" >&2
@@ -667,7 +670,7 @@ make_job() {
 	}
 	local case=$1 tier=$2 possible=$3 online=$4 smp=$5 a clamped=no
 	local -A x=([append]="" [pid_max]="" [sysctl_refused]=0 [timeout]="" [series]=""
-		[mem]=512M [machine]=pc [qemu]="" [pidns_scope]="")
+		[mem]=512M [machine]=pc [qemu]="" [pidns_scope]="" [initrd_extra]="" [selftests]="")
 	shift 5
 	for a; do
 		[[ $a == *=* && -v x[${a%%=*}] ]] || {
@@ -680,6 +683,7 @@ make_job() {
 	((EXP_CLAMPED)) && clamped=yes
 	local -a pidns=()
 	[[ -z ${x[pidns_scope]} ]] || pidns_fields "${x[pidns_scope]}" "${x[pid_max]:-$EXP_MAX}"
+	[[ -z ${x[selftests]} ]] || pidns+=("initrd_extra=${x[initrd_extra]}" "selftests=${x[selftests]}")
 	kv_line "name=$JK_LABEL-$case" "tier=$tier" "variant=$JK_VARIANT" \
 		"label=$JK_LABEL" "kernel=$JK_KERNEL" "config=$JK_CONFIG" \
 		"initrd=$JK_INITRD" "accel=$JK_ACCEL" "smp=$smp" "mem=${x[mem]}" \

@@ -63,6 +63,7 @@ BEGIN {
 	panic = oops = sysctl_err = 0; panic_msg = "none"; brought_up = "none"
 	last_pid = tasks = kthreads = "none"
 	ns_child = ns_written = ns_top = ns_next = ns_parent = "none"
+	selftests_ok = 0
 	kunit = "none"; kplan = "none"; kok = knotok = 0; knames = kfailed = ""
 	# What fails a boot when the console shows it, and what is quoted
 	# under a failed boot.
@@ -123,6 +124,7 @@ in_kunit && /^not ok [0-9]+ pid_max$/ { kunit = "notok"; in_kunit = 0; next }
 !begin { next }
 /^PIDMAX-HARNESS-END$/ { end = 1; next }
 /^1\.\.[0-9]+$/ { plan = substr($0, 4); next }
+/^ok [0-9]+ selftest_[^ ]+$/ { selftests_ok++ }
 /^ok [0-9]+ / { oks++; next }
 /^not ok [0-9]+ / {
 	notoks++
@@ -184,6 +186,7 @@ END {
 	printf "\tlast_pid_at_init=%s\ttasks=%s\tkthreads=%s", last_pid, tasks, kthreads
 	printf "\tpidns_child=%s\tpidns_written=%s\tpidns_top=%s\tpidns_next=%s\tpidns_parent=%s", \
 		ns_child, ns_written, ns_top, ns_next, ns_parent
+	printf "\tselftests_ok=%d", selftests_ok
 	printf "\tkunit=%s\tkunit_plan=%s\tkunit_oks=%d\tkunit_notoks=%d", \
 		kunit, kplan, kok, knotok
 	printf "\tkunit_failed=%s\tkunit_passed=%s\n", \

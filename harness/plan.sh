@@ -15,7 +15,7 @@ USAGE="Usage: harness/plan.sh --kernel FILE --config FILE --initrd FILE
                        [--online LIST] [--scenarios yes|no]
                        [--series yes|auto] [--possible LIST]
                        [--wide-online LIST] [--wide-hotplug LIST]
-                       [--wide-qemu FILE]
+                       [--wide-qemu FILE] [--selftests \"CPIO N\"]
 Print the job list of one kernel, a boot a line:
   hotplug    -smp 1,maxcpus=N for each N of --cpus (default: all,
              1-$MAX_QEMU_CPUS): N possible CPUs, one online; under TCG
@@ -40,6 +40,9 @@ Print the job list of one kernel, a boot a line:
              guest checks on 64 CPUs (with pid_max in a child pid
              namespace), sysctl.kernel.pid_max= in and out
              of range, nr_cpus=40, possible_cpus=40 and maxcpus=2
+  selftests  (--selftests \"CPIO N\", with the scenarios) one boot, one
+             CPU: the kernel's own N pid_namespace selftests of CPIO
+             (build-selftests.sh), each a KTAP line that must pass
 LIST is like 1,2,32-34,255 or all; \"\" plans no boot of that tier.
 --initrd is the guests' initramfs, unless the kernel carries its own
 (CONFIG_INITRAMFS_SOURCE): then every job has initrd=builtin.
@@ -54,8 +57,8 @@ its series-only checks (the boot line's inputs) as a SKIP."
 main() {
 	local kernel="" config="" initrd="" label="" accel=tcg
 	local cpus_list=all cpus_given=0 online_list=$DEFAULT_ONLINE
-	local scenarios=yes series=yes possible_list="" wide_online="" wide_hotplug="" wide_qemu=""
-	parse_options "$USAGE" "kernel:,config:,initrd:,label:,accel:,cpus:,online:,scenarios:,series:,possible:,wide-online:,wide-hotplug:,wide-qemu:" "$@"
+	local scenarios=yes series=yes possible_list="" wide_online="" wide_hotplug="" wide_qemu="" selftests=""
+	parse_options "$USAGE" "kernel:,config:,initrd:,label:,accel:,cpus:,online:,scenarios:,series:,possible:,wide-online:,wide-hotplug:,wide-qemu:,selftests:" "$@"
 	set -- "${OPTS[@]}"
 	while (($#)); do
 		case $1 in
@@ -72,6 +75,7 @@ main() {
 		--wide-online) wide_online=$2 ;;
 		--wide-hotplug) wide_hotplug=$2 ;;
 		--wide-qemu) wide_qemu=$2 ;;
+		--selftests) selftests=$2 ;;
 		--) shift; break ;;
 		esac
 		shift 2
@@ -98,6 +102,8 @@ main() {
 	yes | auto) ;;
 	*) usage_error "--series wants yes or auto, not '$series'" ;;
 	esac
+	[[ -z $selftests || $selftests =~ ^/[^\ ]+\ [1-9][0-9]*$ ]] ||
+		usage_error "--selftests wants \"CPIO N\" (an absolute path and a count), not '$selftests'"
 	[[ -n $label ]] || label=$(basename "$kernel")
 	[[ $label =~ ^[A-Za-z0-9._+-]+$ ]] ||
 		usage_error "--label '$label': use letters, digits and . _ + - only"
@@ -157,6 +163,9 @@ main() {
 	make_job nr_cpus-40 scenario 40 "$on40" "$s64" append=nr_cpus=40
 	make_job possible_cpus-40 scenario 40 "$on40" "$s64" append=possible_cpus=40
 	make_job maxcpus-2 scenario 40 2 40 append=maxcpus=2
+	# The kernel's own pid_namespace selftests, one CPU.
+	[[ -z $selftests ]] ||
+		make_job selftests scenario 1 1 1 "initrd_extra=${selftests% *}" "selftests=${selftests#* }"
 }
 
 # possible_tier COUNTS CONFIG SLOTS: the jobs of the possible tier. Each

@@ -44,6 +44,14 @@ sweep_kernels() {
 	done
 }
 
+# selftests_for: "CPIO N" of the tree's own pid_namespace selftests
+# (build-selftests.sh) when the sweep builds the tree's kernels and boots
+# the scenarios; nothing for a --kernel, or a tree without them.
+selftests_for() {
+	((${#kbuilds[@]})) && in_words scenario "$(wanted_tiers)" || return 0
+	"$HARNESS/build-selftests.sh" "$build" "$tree" || die "build-selftests.sh failed (see above)"
+}
+
 # wide_qemu_for: print QEMU 10's path when a kernel boots the wide tiers
 # (x2APIC with interrupt remapping), fetched; nothing when none does or
 # it is unreachable (the tiers are then skips).

@@ -53,9 +53,10 @@ initrd=$("$HARNESS/build-initramfs.sh" "$build")
 # The kernels, each with the tiers it boots; QEMU 10 if a kernel boots
 # the wide tiers; the baseline's stock kernels.
 local -a kernels=() configs=() labels=() kbuilds=() ktiers=() stock_map=() unbuilt=()
-local series=yes wide_qemu="" i
+local series=yes wide_qemu="" selftests="" i
 sweep_kernels
 wide_qemu=$(wide_qemu_for)
+selftests=$(selftests_for)
 ((baseline == 0)) || stock_kernels
 local -a probe_opt=()
 ((list == 0)) || probe_opt=(--no-probe)
@@ -76,7 +77,7 @@ for i in "${!kernels[@]}"; do
 	plan_options "${ktiers[i]}"
 	"$HARNESS/plan.sh" --kernel "${kernels[i]}" --config "${configs[i]}" \
 		--initrd "$initrd" --label "${labels[i]}" --accel "$accel" --series "$series" \
-		"${PLAN_OPTS[@]}" --wide-qemu "$wide_qemu" >>"$plan"
+		"${PLAN_OPTS[@]}" --wide-qemu "$wide_qemu" --selftests "$selftests" >>"$plan"
 done
 unbuilt_jobs >>"$plan"
 if ((list)); then

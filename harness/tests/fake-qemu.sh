@@ -10,10 +10,14 @@ set -euo pipefail
 
 # $FAKE_QEMU_ARGS: a file that gets the command line, an argument a line.
 [[ -z ${FAKE_QEMU_ARGS:-} ]] || printf '%s\n' "$@" >"$FAKE_QEMU_ARGS"
+# $FAKE_QEMU_COPY_INITRD: a file that gets a copy of the -initrd given.
 log=""
 while (($#)); do
 	if [[ $1 == -serial && ${2:-} == file:* ]]; then
 		log=${2#file:}
+	fi
+	if [[ $1 == -initrd && -n ${FAKE_QEMU_COPY_INITRD:-} ]]; then
+		cp "$2" "$FAKE_QEMU_COPY_INITRD"
 	fi
 	shift
 done

@@ -182,3 +182,24 @@ test_missing_qemu_named() {
 		--config "$FIX/config-6.1-full" --cpus 1 --build-dir "$TMP/build" \
 		--online "" --scenarios no --out "$TMP/noqemu"
 }
+
+# initrd_extra (the selftests' cpio): appended to a copy of the
+# initramfs for QEMU's -initrd, removed after; alone beside a builtin one.
+test_boot_initrd_extra() {
+	local rc=0 log="$TMP/extra.log" args="$TMP/extra.args" f=$FIX/config-6.1-full job
+	printf 'MAIN' >"$TMP/main.cpio"
+	printf 'EXTRA' >"$TMP/extra.cpio"
+	job_kernel "$f" "$f" "$TMP/main.cpio" fake tcg
+	job=$(make_job selftests scenario 1 1 1 "initrd_extra=$TMP/extra.cpio" selftests=3)
+	FAKE_QEMU_ARGS="$args" FAKE_QEMU_LOG="$FIX/hotplug-255.log" QEMU="$TESTS/fake-qemu.sh" \
+		FAKE_QEMU_COPY_INITRD="$TMP/seen.cpio" "$HARNESS/boot-guest.sh" "$job" "$log" || rc=1
+	expect_eq "-initrd" "$(grep -A1 -x -e -initrd "$args" | tail -n 1)" "$log.initrd" || rc=1
+	expect_eq "guest's initrd" "$(cat "$TMP/seen.cpio" 2>/dev/null)" "MAINEXTRA" || rc=1
+	[[ ! -e $log.initrd ]] || { echo "$log.initrd left behind"; rc=1; }
+	job_kernel "$f" "$f" builtin fake tcg
+	job=$(make_job selftests scenario 1 1 1 "initrd_extra=$TMP/extra.cpio" selftests=3)
+	FAKE_QEMU_ARGS="$args" FAKE_QEMU_LOG="$FIX/hotplug-255.log" QEMU="$TESTS/fake-qemu.sh" \
+		"$HARNESS/boot-guest.sh" "$job" "$log" || rc=1
+	expect_eq "builtin" "$(grep -A1 -x -e -initrd "$args" | tail -n 1)" "$TMP/extra.cpio" || rc=1
+	return $rc
+}

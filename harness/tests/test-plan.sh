@@ -291,3 +291,16 @@ test_plan_vmware_and_pidns() {
 		"skip=Linux 6.12.118 under TCG ignores QEMU's hotpluggable CPUs (-smp 1,maxcpus=N gives 1 possible CPU) unless it detects a hypervisor: this kernel lacks DMI or HYPERVISOR_GUEST for the machine vmware" || rc=1
 	return $rc
 }
+
+# --selftests "CPIO N": one scenario boot with one CPU, the archive as
+# initrd_extra and N selftests to pass; a bad value refused.
+test_plan_selftests() {
+	local rc=0 out
+	out=$("$HARNESS/plan.sh" --kernel /k --config "$FIX/config-6.1-full" --initrd /i --label t \
+		--cpus "" --online "" --selftests "/b/selftests-7.3.cpio 3")
+	expect_eq "job" "$(grep -- -selftests <<<"$out" | tr '\t' '\n' | grep -E '^(name|smp|possible|online|initrd|initrd_extra|selftests)=' | paste -sd' ')" \
+		"name=t-selftests initrd=/i smp=1 initrd_extra=/b/selftests-7.3.cpio selftests=3 possible=1 online=1" || rc=1
+	must_fail "--selftests wants" "$HARNESS/plan.sh" --kernel /k --config "$FIX/config-6.1-full" \
+		--initrd /i --selftests "3" || rc=1
+	return $rc
+}

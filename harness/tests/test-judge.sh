@@ -279,3 +279,18 @@ test_judge_pid_namespace() {
 test_judge_vmware_hotplug() {
 	expect_eq "7.3 hotplug 255 on vmware" "$(judge "$FIX/hotplug-255-vmware-7.3.log" 255 1 0 1 1)" pass
 }
+
+# The kernel's own selftests, recorded on 7.3 (three programs): the boot
+# passes when all three passed, and fails when one failed, was skipped,
+# or fewer ran than were packed.
+test_judge_selftests() {
+	local rc=0 log="$TMP/selftests.log" f=$FIX/selftests-7.3.log
+	expect_eq "recorded" "$(judge "$f" 1 1 0 1 1 initrd_extra=/s selftests=3)" pass || rc=1
+	expect_eq "one more packed" "$(reason_of selftests "$f" 1 1 0 1 1 initrd_extra=/s selftests=4)" \
+		"kernel selftests passed: 3, expected 4" || rc=1
+	edit_log "$f" "$log" 's/^ok 7 selftest_pidns_init_via_setns$/not ok 7 selftest_pidns_init_via_setns # exit 1/'
+	expect_eq "one failed" "$(judge "$log" 1 1 0 1 1 initrd_extra=/s selftests=3)" "fail: guest_checks,selftests" || rc=1
+	edit_log "$f" "$log" 's/^ok 6 selftest_pid_max$/ok 6 selftest_pid_max # SKIP exit 4/'
+	expect_eq "one skipped" "$(judge "$log" 1 1 0 1 1 initrd_extra=/s selftests=3)" "fail: selftests" || rc=1
+	return $rc
+}

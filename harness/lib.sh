@@ -148,7 +148,7 @@ job_weight() {
 	local on=${_w[online]:-1} ids=${_w[possible]:-1} per=3500 base=100
 	[[ $on =~ ^[0-9]+$ ]] || on=1
 	[[ $ids =~ ^[0-9]+$ ]] || ids=1
-	[[ ${_w[machine]:-} != wide ]] || per=350 base=2100
+	[[ ${_w[machine]:-} != wide* ]] || per=350 base=2100
 	echo $((base + on * on / 20 + ids * ids / per))
 }
 

@@ -141,7 +141,7 @@ main() {
 		make_job "$(printf 'online-%03d' "$n")" online "$n" "$n" "$n"
 	done
 	possible_tier "$possible" "$config" "$slots"
-	wide_tiers "$wide_online" "$wide_hotplug" "$config" "$wide_qemu"
+	wide_tiers "$wide_online" "$wide_hotplug" "$config" "$wide_qemu" "$slots"
 	[[ $scenarios == yes ]] || return 0
 	# 64 possible CPUs, one online; all 64 online where slots=no.
 	local s64=1,maxcpus=64 on=1 on40=1
@@ -194,16 +194,24 @@ possible_tier() {
 	done
 }
 
-# wide_tiers ONLINE HOTPLUG CONFIG QEMU: the jobs of the two wide tiers,
-# booted by QEMU (QEMU 10 from fetch-qemu.sh) on q35 with x2APIC and the
-# Intel IOMMU's interrupt remapping (boot-guest.sh's machine "wide").
+# wide_tiers ONLINE HOTPLUG CONFIG QEMU SLOTS: the jobs of the two wide
+# tiers, booted by QEMU (QEMU 10 from fetch-qemu.sh) on q35 with x2APIC
+# and the Intel IOMMU's interrupt remapping (the machine "wide"). Where
+# the kernel counts not-present CPUs only on a detected hypervisor
+# (SLOTS=no), wide-hotplug boots on "wide-vmware" when the kernel can
+# detect VMware, else it is a skip.
 # Skips, with the reason: no such QEMU, a kernel without x2APIC or
 # interrupt remapping (it ignores APIC IDs of 255 and up), or a count
 # above its NR_CPUS. Memory and timeout grow with N (measured here: 288
 # online 63 s, 1024 possible 57 s, 4096 possible 478 s).
 wide_tiers() {
-	local n nr_cpus why="" tier
+	local n nr_cpus why="" tier hot=wide hot_why=""
 	[[ -n $1$2 ]] || return 0
+	if [[ $5 == no ]]; then
+		hot=wide-vmware
+		kernel_detects_vmware "$3" ||
+			hot_why="this kernel counts firmware-described hotplug CPUs only on a detected hypervisor and lacks DMI or HYPERVISOR_GUEST for the machine wide-vmware"
+	fi
 	nr_cpus=$(kconfig_get "$3" NR_CPUS)
 	[[ $nr_cpus =~ ^[0-9]+$ ]] || nr_cpus=1
 	if ! kernel_boots_wide "$3"; then
@@ -217,13 +225,16 @@ wide_tiers() {
 			case=$(printf '%s-%04d' "${tier#wide-}" "$n")
 			if [[ -n $why ]]; then
 				make_skip "$case" "$tier" "$why"
+			elif [[ $tier == wide-hotplug && -n $hot_why ]]; then
+				make_skip "$case" "$tier" "$hot_why"
 			elif ((n > nr_cpus)); then
 				make_skip "$case" "$tier" "NR_CPUS is $nr_cpus: $n CPUs need a kernel built with more"
 			elif [[ $tier == wide-online ]]; then
 				make_job "$case" "$tier" "$n" "$n" "$n" machine=wide "qemu=$4" \
 					"mem=$((512 + n))M" "timeout=$((60 + n * n / 400))"
 			else
-				make_job "$case" "$tier" "$n" 1 "256,maxcpus=$n" machine=wide "qemu=$4" \
+				[[ $hot == wide ]] || case+=-vmware
+				make_job "$case" "$tier" "$n" 1 "256,maxcpus=$n" "machine=$hot" "qemu=$4" \
 					append=maxcpus=1 "mem=$((512 + n / 2))M" "timeout=$((60 + n / 4))"
 			fi
 		done

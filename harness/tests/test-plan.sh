@@ -304,3 +304,22 @@ test_plan_selftests() {
 		--initrd /i --selftests "3" || rc=1
 	return $rc
 }
+
+# Since 6.3 under TCG the wide-hotplug tier boots on wide-vmware (q35
+# that Linux takes for VMware) for a kernel that can detect it, else it
+# is a skip; wide-online stays on wide.
+test_plan_wide_vmware() {
+	local rc=0 cfg="$TMP/config-wide-7.3" out
+	wide_config "$cfg"
+	sed -i 's|^# Linux/x86 .* Kernel Configuration$|# Linux/x86 7.3.4 Kernel Configuration|' "$cfg"
+	out=$("$HARNESS/plan.sh" --kernel /k --config "$cfg" --initrd /i --label w --cpus "" --online "" \
+		--scenarios no --wide-online 288 --wide-hotplug 512 --wide-qemu /q10)
+	expect_eq "no DMI" "$(cut -f1,2,5 <<<"$out" | tail -n 1)" \
+		"name=w-hotplug-0512	tier=wide-hotplug	skip=this kernel counts firmware-described hotplug CPUs only on a detected hypervisor and lacks DMI or HYPERVISOR_GUEST for the machine wide-vmware" || rc=1
+	echo CONFIG_DMI=y >>"$cfg"
+	out=$("$HARNESS/plan.sh" --kernel /k --config "$cfg" --initrd /i --label w --cpus "" --online "" \
+		--scenarios no --wide-online 288 --wide-hotplug 512 --wide-qemu /q10)
+	expect_eq "machines" "$(tr '\t' '\n' <<<"$out" | grep -E '^(name|machine)=' | paste -sd' ')" \
+		"name=w-online-0288 machine=wide name=w-hotplug-0512-vmware machine=wide-vmware" || rc=1
+	return $rc
+}

@@ -39,6 +39,7 @@ STEPS=(
 	"kunit-parse|python3, kunit.py|5 s|the kernel's own KTAP consumer on the sweeps' results.ktap"
 	"boot-6.1|QEMU, 1 build|5 s|one real boot of 6.1 (hotplug 255)"
 	"boot-6.12|QEMU, 1 build|15 s|one real boot of 6.12 (online 64)"
+	"boot-7.3|linux-source-7.3 (fetched), QEMU, 1 build|15 s|one real boot of 7.3 (hotplug 255 on the machine vmware)"
 )
 # CPU counts that cross every regime of the formula up to 255: the
 # floors' edges 4/5 (BASE_SMALL) and 32/33, the clamp of BASE_SMALL at
@@ -56,7 +57,7 @@ FULL_REGIME_CPUS=1,2,31,32,33,34,37,38,64,128,255
 # under 5 minutes once the kernels are built.
 declare -A STEP_GROUPS=(
 	[all]="shellcheck self-tests series-6.1 series-6.12 series-7.3 kunit-uml kunit-uml-7.3 sweep-6.1 baseline-6.1 wide-6.1 mutants-6.1 sweep-6.12 sweep-7.3 sweep-debian sweep-debian-7.3 kunit-parse"
-	[quick]="shellcheck self-tests series-6.1 series-6.12 boot-6.1 boot-6.12"
+	[quick]="shellcheck self-tests series-6.1 series-6.12 series-7.3 boot-6.1 boot-6.12 boot-7.3"
 )
 
 USAGE="Usage: ci/test.sh [--list] [STEP|GROUP]...
@@ -155,6 +156,9 @@ step_command() {
 		;;
 	boot-6.12)
 		CMD=(harness/sweep-smp.sh --tree 6.12 --out "$out/boot-6.12" --only online:64)
+		;;
+	boot-7.3)
+		CMD=(harness/sweep-smp.sh --tree 7.3 --out "$out/boot-7.3" --only hotplug:255)
 		;;
 	*) return 1 ;;
 	esac

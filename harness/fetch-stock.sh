@@ -101,14 +101,13 @@ main() {
 	local vmlinuz config r=$dir.tmp/root
 	vmlinuz=$(compgen -G "$r/boot/vmlinuz-*" | head -n 1) || true
 	config=$(compgen -G "$r/boot/config-*" | head -n 1) || true
+	local ver=${pkg#linux-image-}
 	if [[ -z $vmlinuz ]]; then
-		local ver=${pkg#linux-image-}
 		[[ -r $r/usr/lib/modules/$ver/vmlinuz ]] && vmlinuz=$r/usr/lib/modules/$ver/vmlinuz
 		[[ -r $r/usr/lib/modules/$ver/config ]] && config=$r/usr/lib/modules/$ver/config
-		[[ -z $vmlinuz ]] || { mv "$vmlinuz" "$dir.tmp/vmlinuz-$ver"; vmlinuz=$dir.tmp/vmlinuz-$ver; }
 	fi
 	[[ -n $vmlinuz && -n $config ]] || die "$pkg holds no vmlinuz and config (boot/ or usr/lib/modules/)"
-	[[ $vmlinuz == "$dir.tmp/"* ]] || mv "$vmlinuz" "$dir.tmp/"
+	mv "$vmlinuz" "$dir.tmp/vmlinuz-$ver"
 	cp "$config" "$dir.tmp/.config"
 	rm -rf "$dir.tmp/root" "$dir.tmp/deb" "$dir.tmp/apt.log"
 	mv "$dir.tmp" "$dir"

@@ -216,7 +216,8 @@ debian_kernel() {
 		return 1
 	fi
 	((rc == 0)) || die "fetch-stock.sh failed (see above)"
-	kernel=$(compgen -G "$dir/vmlinuz-*" | head -n 1)
+	kernel=$(compgen -G "$dir/vmlinuz-*" | head -n 1) ||
+		die "fetch-stock.sh left no vmlinuz-* in $dir"
 	version=$(kconfig_version "$dir/.config")
 	[[ $version == "$tree".* ]] ||
 		die "--kernel debian --tree $tree: Debian's kernel from the host's apt is $version, not $tree (harness/trees names where each tree comes from)"

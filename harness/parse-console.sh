@@ -55,6 +55,12 @@ function count_cpus(list,    n, parts, i, r) {
 	return n
 }
 function num(v) { return v ~ /^[0-9]+$/ ? v : "none" }
+# kv_fields(f): the KEY=VALUE words of a "# name: K=V K=V" line into f.
+function kv_fields(f,    i, kv) {
+	split("", f)
+	for (i = 3; i <= NF; i++)
+		if (split($i, kv, "=") == 2) f[kv[1]] = kv[2]
+}
 
 BEGIN {
 	begin = end = 0; plan = "none"; oks = notoks = 0; failed = ""
@@ -140,24 +146,15 @@ in_kunit && /^not ok [0-9]+ pid_max$/ { kunit = "notok"; in_kunit = 0; next }
 	next
 }
 /^# pid_budget: / {
-	for (i = 3; i <= NF; i++) {
-		split($i, kv, "=")
-		if (kv[1] == "last_pid_at_init") last_pid = num(kv[2])
-		if (kv[1] == "tasks") tasks = num(kv[2])
-		if (kv[1] == "kthreads") kthreads = num(kv[2])
-	}
+	kv_fields(f)
+	last_pid = num(f["last_pid_at_init"]); tasks = num(f["tasks"]); kthreads = num(f["kthreads"])
 	next
 }
 # What the child pid namespace saw (pidns_checks of guest-init.sh).
 /^# pidns: / {
-	for (i = 3; i <= NF; i++) {
-		split($i, kv, "=")
-		if (kv[1] == "child") ns_child = num(kv[2])
-		if (kv[1] == "written") ns_written = num(kv[2])
-		if (kv[1] == "top") ns_top = num(kv[2])
-		if (kv[1] == "next") ns_next = num(kv[2])
-		if (kv[1] == "parent") ns_parent = num(kv[2])
-	}
+	kv_fields(f)
+	ns_child = num(f["child"]); ns_written = num(f["written"]); ns_top = num(f["top"])
+	ns_next = num(f["next"]); ns_parent = num(f["parent"])
 	next
 }
 /^# pid_max: / { pid_max = num($3); next }

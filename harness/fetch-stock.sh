@@ -73,7 +73,8 @@ fetch_suite() {
 	((rc == 0)) || exit "$rc"
 	rm -rf "$dir" "$dir.tmp"
 	mkdir -p "$dir.tmp"
-	cp -a "$root" "$dir.tmp/root"
+	# Moved, not copied: found() answers before fetch-deb.sh is asked again.
+	mv "$root" "$dir.tmp/root"
 }
 
 # found DIR: DIR holds a kernel fetched before.

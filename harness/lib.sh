@@ -681,13 +681,13 @@ make_job() {
 	done
 	expected_vars "$possible" "$JK_SMALL" "$JK_IS64" || return 1
 	((EXP_CLAMPED)) && clamped=yes
-	local -a pidns=()
+	local -a more=()
 	[[ -z ${x[pidns_scope]} ]] || pidns_fields "${x[pidns_scope]}" "${x[pid_max]:-$EXP_MAX}"
-	[[ -z ${x[selftests]} ]] || pidns+=("initrd_extra=${x[initrd_extra]}" "selftests=${x[selftests]}")
+	[[ -z ${x[selftests]} ]] || more+=("initrd_extra=${x[initrd_extra]}" "selftests=${x[selftests]}")
 	kv_line "name=$JK_LABEL-$case" "tier=$tier" "variant=$JK_VARIANT" \
 		"label=$JK_LABEL" "kernel=$JK_KERNEL" "config=$JK_CONFIG" \
 		"initrd=$JK_INITRD" "accel=$JK_ACCEL" "smp=$smp" "mem=${x[mem]}" \
-		"timeout=${x[timeout]:-$((60 + ${smp%%,*}))}" "append=${x[append]}" "${pidns[@]}" \
+		"timeout=${x[timeout]:-$((60 + ${smp%%,*}))}" "append=${x[append]}" "${more[@]}" \
 		"possible=$possible" "online=$online" \
 		"pid_max=${x[pid_max]:-$EXP_MAX}" "pid_max_min=$EXP_MIN" \
 		"pid_max_max=$EXP_LIMIT" "line_default=$EXP_MAX" \
@@ -697,8 +697,8 @@ make_job() {
 }
 
 # pidns_fields SCOPE BOOT_VALUE: for make_job (after expected_vars), the
-# child pid namespace check (guest-init.sh's pidns_checks) into its pidns
-# array and x[append]: the value W written in the child (pid_max_min +
+# child pid namespace check (guest-init.sh's pidns_checks) into its more
+# array (the job's optional fields) and x[append]: the value W written in the child (pid_max_min +
 # 1000, in range), and what the child reads before, and the parent
 # after, by SCOPE (pidns_scope): "namespace", the child starts at
 # PID_MAX_LIMIT and the parent keeps BOOT_VALUE; "global", both read the
@@ -708,11 +708,11 @@ pidns_fields() {
 	local w=$((EXP_MIN + 1000))
 	x[append]+="${x[append]:+ }pidmax_pidns=$w"
 	if [[ $1 == namespace ]]; then
-		pidns=("pidns=$w" "pidns_child=$EXP_LIMIT" "pidns_parent=$2")
+		more=("pidns=$w" "pidns_child=$EXP_LIMIT" "pidns_parent=$2")
 	else
-		pidns=("pidns=$w" "pidns_child=$2" "pidns_parent=$w")
+		more=("pidns=$w" "pidns_child=$2" "pidns_parent=$w")
 	fi
-	pidns+=("pidns_scope=$1")
+	more+=("pidns_scope=$1")
 }
 
 # make_skip CASE TIER REASON: the job line of a boot that does not apply

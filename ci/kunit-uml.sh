@@ -8,53 +8,36 @@
 # with its series pushed by quilt,
 # under UML (kunit.py's default architecture; --arch=x86_64 for QEMU).
 # Passes when kunit.py ran the pid_max suite with every case passing.
+#
+# --exec runs the suite with `kunit.py exec` instead: no build of its
+# own, the kernel the sweep boots (the full variant's last row of
+# harness/kernels, built by harness/build-kernel.sh if it is not yet),
+# booted by kunit.py in QEMU as a PVH vmlinux (ci/kunit-qemu-pvh.py)
+# with one CPU, its output parsed by kunit.py. The test command runs it
+# on 6.1, a cold UML build fewer (docs/ci.md).
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=harness/lib.sh
 . "$REPO/harness/lib.sh"
-USAGE="Usage: ci/kunit-uml.sh [--build-dir DIR] [--arch ARCH] [--tree TREE]
+USAGE="Usage: ci/kunit-uml.sh [--build-dir DIR] [--arch ARCH] [--tree TREE] [--exec]
 Run kunit.py's pid_max suite on linux-source-TREE (default 6.1; its source
 and series are its row of harness/trees: 7.3 is fetched, mainline/'s
 series) with the series, in DIR/kunit-tree-TREE (default build/); ARCH is
 um (default) or x86_64. A tree whose suite is unreachable is a SKIP.
+  --exec  kunit.py exec on the sweep's own kernel of the tree (built in
+          DIR if need be) in QEMU, instead of kunit.py run's own build
 Prints KTAP and \"N passed, N failed, N skipped\"."
 
-main() {
-	local build="$REPO/build" arch=um tree=6.1
-	parse_options "$USAGE" "build-dir:,arch:,tree:" "$@"
-	set -- "${OPTS[@]}"
-	while (($#)); do
-		case $1 in
-		--build-dir) build=$2; shift 2 ;;
-		--arch) arch=$2; shift 2 ;;
-		--tree) tree=$2; shift 2 ;;
-		--) shift; break ;;
-		esac
-	done
-	(($# == 0)) || usage_error "unexpected operand '$1'"
-	case $arch in um | x86_64) ;; *) usage_error "--arch wants um or x86_64, not '$arch'" ;; esac
-	tree_row "$tree" >/dev/null || usage_error "--tree: no tree '$tree' in harness/trees"
-	command -v python3 >/dev/null || die "python3 not found: apt-get install python3"
-	mkdir -p "$build"
-	build=$(cd "$build" && pwd)
-	local tarball rc=0 series
-	tarball=${PIDMAX_TARBALL:-$(tree_tarball "$build" "$tree")} || rc=$?
-	if ((rc == 3)); then
-		printf 'KTAP version 1\n1..1\nok 1 kunit.py_run_pid_max_%s_%s # SKIP the suite of tree %s is unreachable (harness/trees)\n' \
-			"$arch" "$tree" "$tree"
-		summary_line 0 0 1
-		return 0
-	fi
-	((rc == 0)) || die "no source for tree $tree (see above)"
-	[[ -r $tarball ]] || die "$tarball is missing: apt-get install linux-source-$tree"
+# run_in_tree TREE TARBALL LOG: kunit.py run of the suite on a tree of
+# its own (the harness's builds keep theirs), pristine from the tarball
+# with the series pushed as a user would; its output in LOG.
+run_in_tree() {
+	local tree=$1 tarball=$2 log=$3 series work id
 	series=$(tree_series_dir "$tree")
 	local -a files=("$series/series")
 	mapfile -t -O 1 files < <(grep -v -E '^[[:space:]]*(#|$)' "$series/series" | sed "s|^|$series/|")
-
-	# A tree of its own, so the harness's builds keep theirs: pristine
-	# from the tarball, the series pushed as a user would.
-	local work="$build/kunit-tree-$tree" id
+	work="$build/kunit-tree-$tree"
 	id=$(cat "${files[@]}" | sha256sum | cut -d' ' -f1)-$(stat -c '%s %Y' "$tarball")
 	if [[ $(cat "$work/.harness-id" 2>/dev/null) != "$id" ]]; then
 		info "unpacking $tarball and pushing the series into $work"
@@ -66,13 +49,39 @@ main() {
 			die "the series does not apply to $tarball with --fuzz=0"
 		echo "$id" >"$work/.harness-id"
 	fi
-
-	local log="$build/kunit-$arch-$tree.log" out summary
-	echo "KTAP version 1"
-	echo "1..1"
 	(cd "$work" && python3 tools/testing/kunit/kunit.py run --arch="$arch" \
 		--build_dir="$build/kunit-$arch-$tree" --jobs="$(nproc)" \
 		--kconfig_add CONFIG_PID_MAX_KUNIT_TEST=y pid_max) >"$log" 2>&1 || true
+}
+
+# exec_on_sweep_kernel TREE LOG: kunit.py exec of the suite on the
+# kernel the sweep boots for the tree's full variant (kernel_pick, the
+# last row: on 6.1 the one --fewest-kernels boots), built as the sweep
+# builds it; kunit.py of the same tree boots it as a PVH vmlinux.
+exec_on_sweep_kernel() {
+	local tree=$1 log=$2 name kdir dir
+	name=$(kernel_pick "$tree" full hotplug fewest) || die "harness/kernels has no full kernel of tree $tree"
+	[[ $(kernel_initrd_mode "$tree" "$name") != builtin ]] ||
+		"$REPO/harness/build-initramfs.sh" "$build" >/dev/null
+	kdir=$("$REPO/harness/build-kernel.sh" "$build" "$tree" "$name") ||
+		die "build-kernel.sh $tree $name failed (see above)"
+	grep -qx 'CONFIG_PID_MAX_KUNIT_TEST=y' "$kdir/.config" ||
+		die "$kdir was built without CONFIG_PID_MAX_KUNIT_TEST"
+	# kunit.py exec writes its test.log beside the kernel: a folder of
+	# its own, the kernel linked in.
+	dir="$build/kunit-exec-$tree"
+	mkdir -p "$dir"
+	ln -sfn "$kdir/vmlinux" "$dir/vmlinux"
+	(cd "$build/src/linux-source-$tree" && python3 tools/testing/kunit/kunit.py exec \
+		--build_dir="$dir" --qemu_config="$REPO/ci/kunit-qemu-pvh.py" \
+		--kunitconfig="$REPO/harness/config/pid_max.kunitconfig" --timeout=300 pid_max) \
+		>"$log" 2>&1 || true
+}
+
+# verdict NAME LOG: KTAP line of kunit.py's run in LOG: passes when it
+# ran the pid_max suite with every case passing.
+verdict() {
+	local name=$1 log=$2 out summary
 	out=$(sed 's/^\[[0-9:]*\] //' "$log")
 	grep -E '^(=+ .*pid_max|\[(PASSED|FAILED|SKIPPED|CRASHED)\]|Testing complete|Elapsed)' <<<"$out" |
 		sed 's/^/# /' || true
@@ -80,14 +89,58 @@ main() {
 	if [[ $summary =~ ^Testing\ complete\.\ Ran\ ([0-9]+)\ tests:\ passed:\ ([0-9]+)$ ]] &&
 		((BASH_REMATCH[1] == BASH_REMATCH[2] && BASH_REMATCH[1] > 0)) &&
 		grep -qE '^=+ \[PASSED\] pid_max =+$' <<<"$out"; then
-		echo "ok 1 kunit.py_run_pid_max_${arch}_$tree"
+		echo "ok 1 $name"
 		summary_line 1 0 0
 	else
 		tail -n 20 "$log" | sed 's/^/# /'
-		echo "not ok 1 kunit.py_run_pid_max_${arch}_$tree # ${summary:-no summary} (log: $log)"
+		echo "not ok 1 $name # ${summary:-no summary} (log: $log)"
 		summary_line 0 1 0
 		return 1
 	fi
+}
+
+main() {
+	local arch="" tree=6.1 mode=run
+	build="$REPO/build"
+	parse_options "$USAGE" "build-dir:,arch:,tree:,exec" "$@"
+	set -- "${OPTS[@]}"
+	while (($#)); do
+		case $1 in
+		--build-dir) build=$2; shift 2 ;;
+		--arch) arch=$2; shift 2 ;;
+		--tree) tree=$2; shift 2 ;;
+		--exec) mode="exec"; shift ;;
+		--) shift; break ;;
+		esac
+	done
+	(($# == 0)) || usage_error "unexpected operand '$1'"
+	[[ $mode == run || -z $arch ]] || usage_error "--exec boots x86_64 in QEMU: leave --arch out"
+	[[ $mode == run ]] || arch=x86_64
+	case ${arch:=um} in um | x86_64) ;; *) usage_error "--arch wants um or x86_64, not '$arch'" ;; esac
+	tree_row "$tree" >/dev/null || usage_error "--tree: no tree '$tree' in harness/trees"
+	command -v python3 >/dev/null || die "python3 not found: apt-get install python3"
+	mkdir -p "$build"
+	build=$(cd "$build" && pwd)
+	local tarball rc=0 name="kunit.py_${mode}_pid_max_${arch}_$tree"
+	tarball=${PIDMAX_TARBALL:-$(tree_tarball "$build" "$tree")} || rc=$?
+	if ((rc == 3)); then
+		printf 'KTAP version 1\n1..1\nok 1 %s # SKIP the suite of tree %s is unreachable (harness/trees)\n' \
+			"$name" "$tree"
+		summary_line 0 0 1
+		return 0
+	fi
+	((rc == 0)) || die "no source for tree $tree (see above)"
+	[[ -r $tarball ]] || die "$tarball is missing: apt-get install linux-source-$tree"
+	local log="$build/kunit-$arch-$tree.log"
+	[[ $mode == run ]] || log="$build/kunit-exec-$tree.log"
+	echo "KTAP version 1"
+	echo "1..1"
+	if [[ $mode == exec ]]; then
+		exec_on_sweep_kernel "$tree" "$log"
+	else
+		run_in_tree "$tree" "$tarball" "$log"
+	fi
+	verdict "$name" "$log"
 }
 
 main "$@"

@@ -19,7 +19,7 @@ REPO=$(dirname "$HARNESS")
 # shellcheck source=harness/lib.sh
 . "$HARNESS/lib.sh"
 USAGE="Usage: harness/mutants.sh [--tree T] [--build-dir DIR] [--out DIR]
-                          [--accel A] [--fewest-kernels]
+                          [--accel A] [--fewest-kernels] [--variant V]
 Push each mutant of harness/mutants/ on top of the series, build each
 variant's kernel (harness/kernels), sweep a few CPU counts on each, and
 print a table of the checks that caught it (also in DIR/mutants.txt).
@@ -29,10 +29,12 @@ print a table of the checks that caught it (also in DIR/mutants.txt).
   --accel A        tcg (default) or kvm
   --fewest-kernels each tier on the last kernel of its variant that
                    boots it (sweep-smp.sh --fewest-kernels): on 6.1 one
-                   build a variant"
+                   build a variant
+  --variant V      only the variant V of the kernel table (full or
+                   small; default: every variant of the tree)"
 
-local tree=6.1 build="$REPO/build" out="$REPO/results/mutants" accel=tcg pick=each
-parse_options "$USAGE" "tree:,build-dir:,out:,accel:,fewest-kernels" "$@"
+local tree=6.1 build="$REPO/build" out="$REPO/results/mutants" accel=tcg pick=each only=""
+parse_options "$USAGE" "tree:,build-dir:,out:,accel:,fewest-kernels,variant:" "$@"
 set -- "${OPTS[@]}"
 while (($#)); do
 	case $1 in
@@ -41,6 +43,7 @@ while (($#)); do
 	--build-dir) build=$2 ;;
 	--out) out=$2 ;;
 	--accel) accel=$2 ;;
+	--variant) only=$2 ;;
 	--) shift; break ;;
 	esac
 	shift 2
@@ -49,6 +52,10 @@ done
 local variants
 variants=$(kernel_variants "$tree") || die "cannot read the kernel table"
 [[ -n $variants ]] || usage_error "--tree wants one of $(kernel_trees) (harness/kernels), not '$tree'"
+if [[ -n $only ]]; then
+	in_words "$only" "$variants" || usage_error "--variant wants one of: $variants (tree $tree), not '$only'"
+	variants=$only
+fi
 case $accel in tcg | kvm) ;; *) usage_error "--accel wants tcg or kvm, not '$accel'" ;; esac
 
 # Small lists that still reach every regime: the floor (1, 5), the edge

@@ -5,6 +5,12 @@
 # key=value line format of jobs and records, the CPU list parser, the
 # Kconfig reader, the expected-value formula and the job maker.
 
+# The folder of lib.sh, absolute: every script sources it, each boot
+# too, so it is found without running dirname.
+HARNESS_LIB_DIR=${BASH_SOURCE[0]%/*}
+[[ $HARNESS_LIB_DIR != "${BASH_SOURCE[0]}" ]] || HARNESS_LIB_DIR=.
+HARNESS_LIB_DIR=$(cd "$HARNESS_LIB_DIR" && pwd)
+
 # The most vCPUs QEMU's TCG accelerator will start on this QEMU (7.2).
 MAX_QEMU_CPUS=255
 # The online tier's default CPU counts: every regime (the floor, the
@@ -320,14 +326,14 @@ pidns_scope() {
 # harness/kernels names the trees, the kernels built of each variant and
 # the tiers each boots; these read it, and nothing else does.
 # $PIDMAX_KERNELS points at another table (the self-tests' fake tree).
-KERNEL_TABLE=${PIDMAX_KERNELS:-$(dirname "${BASH_SOURCE[0]}")/kernels}
+KERNEL_TABLE=${PIDMAX_KERNELS:-$HARNESS_LIB_DIR/kernels}
 # Every tier a row's BOOTS may list.
 # shellcheck disable=SC2034 # read by the scripts that source lib.sh
 TIERS="hotplug online scenario possible wide-online wide-hotplug"
 
 # harness/trees says where each tree's source comes from and which
 # series it takes; $PIDMAX_TREES points at another (the self-tests').
-TREE_TABLE=${PIDMAX_TREES:-$(dirname "${BASH_SOURCE[0]}")/trees}
+TREE_TABLE=${PIDMAX_TREES:-$HARNESS_LIB_DIR/trees}
 
 # tree_row TREE: "SUITE SERIES" of TREE in harness/trees; fails with a
 # message for a tree it lacks or a malformed row.
@@ -372,7 +378,7 @@ tree_tarball() {
 
 # harness/machines gives each machine a job may name its QEMU arguments;
 # $PIDMAX_MACHINES points at another table.
-MACHINE_TABLE=${PIDMAX_MACHINES:-$(dirname "${BASH_SOURCE[0]}")/machines}
+MACHINE_TABLE=${PIDMAX_MACHINES:-$HARNESS_LIB_DIR/machines}
 
 # machine_args NAME: QEMU's arguments for machine NAME, a word a line;
 # fails with a message naming the known machines when NAME is not one.
@@ -490,7 +496,6 @@ parser_id() {
 	h=$(cat "$HARNESS_LIB_DIR/parse-console.sh" "$HARNESS_LIB_DIR/lib.sh" | sha256sum)
 	echo "${h:0:16}"
 }
-HARNESS_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 # boot_record LOG ID: BOOT_RECORD and BOOT_NESTED (console, guest_checks
 # and kunit lines, each behind its section's name and a TAB) of the boot
@@ -600,7 +605,7 @@ expected_pid_max() {
 }
 
 # The cases the KUnit suite "pid_max" must report, one per line.
-KUNIT_CASES_FILE=$(dirname "${BASH_SOURCE[0]}")/config/kunit-pid_max.cases
+KUNIT_CASES_FILE=$HARNESS_LIB_DIR/config/kunit-pid_max.cases
 
 # kunit_missing PASSED: set KUNIT_MISSING to the first case of
 # KUNIT_CASES_FILE that the record's kunit_passed list PASSED lacks,

@@ -42,7 +42,7 @@ local out=$1
 [[ -r $out/jobs ]] || die "$out/jobs is missing: plan first (harness/plan.sh)"
 mkdir -p "$out/boots"
 
-declare -gA running=()
+declare -gA running=() ended=()
 stop_guests() {
 	local pid
 	for pid in "${!running[@]}"; do
@@ -77,12 +77,26 @@ console_tail() {
 	echo "    last $n lines of $1:"
 	tail -n "$n" "$1" 2>/dev/null | sed 's/^/    | /' || true
 }
+# reap: wait for a guest to end; it moves from running to ended.
+reap() {
+	local pid
+	wait -n -p pid "${!running[@]}" || true
+	ended[$pid]=${running[$pid]}
+	unset 'running[$pid]'
+}
+# finish_ended: finish every guest that ended (one or two).
+finish_ended() {
+	local pid
+	for pid in "${!ended[@]}"; do
+		finish "$pid"
+	done
+}
 # finish PID: parse the boot PID ran, once (its record and nested KTAP
 # stay beside the log for report.sh), and preview its verdict.
 finish() {
-	local line=${running[$1]} name verdict failed="" check
+	local line=${ended[$1]} name verdict failed="" check
 	local -A j=() r=() c=()
-	unset 'running[$1]'
+	unset 'ended[$1]'
 	kv_load j "$line"
 	name=${j[name]}
 	boot_record "$out/boots/$name.log" "$parser" || die "parse-console.sh failed on $name"
@@ -109,7 +123,7 @@ finish() {
 	fi
 }
 
-local heavy=0 limit online pid
+local heavy=0 limit online
 for line in "${lines[@]}"; do
 	[[ $(kv_get "$line" skip) == none ]] || continue
 	online=$(kv_get "$line" online)
@@ -117,17 +131,19 @@ for line in "${lines[@]}"; do
 	limit=$jobs
 	((online >= 16 || heavy)) && limit=1
 	while ((${#running[@]} >= limit)); do
-		wait -n -p pid "${!running[@]}" || true
-		finish "$pid"
+		reap
 	done
 	heavy=0
 	((online >= 16)) && heavy=1
 	"$HARNESS/boot-guest.sh" "$line" "$out/boots/$(kv_get "$line" name).log" &
 	running[$!]=$line
+	# The next guest first, then the host's parsing of those that
+	# ended: a free slot never waits for the judge.
+	finish_ended
 done
 while ((${#running[@]} > 0)); do
-	wait -n -p pid "${!running[@]}" || true
-	finish "$pid"
+	reap
+	finish_ended
 done
 ((progress)) && printf '\r\033[K' >&2
 return 0

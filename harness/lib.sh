@@ -507,7 +507,7 @@ boot_record() {
 		read -r line <"$1.record" || true
 	fi
 	if [[ ${line%%$'\t'*} != "parser=$2" ]]; then
-		"$HARNESS_LIB_DIR/parse-console.sh" --write "$1" >/dev/null || return 1
+		PIDMAX_PARSER_ID=$2 "$HARNESS_LIB_DIR/parse-console.sh" --write "$1" >/dev/null || return 1
 		read -r line <"$1.record" || true
 	fi
 	# shellcheck disable=SC2034 # read by the caller

@@ -21,8 +21,11 @@
 # The one pass reads every pattern the host looks for on a console.
 set -euo pipefail
 
+# (Run once a boot: no dirname, head or tr of its own.)
+HARNESS=${BASH_SOURCE[0]%/*}
+[[ $HARNESS != "${BASH_SOURCE[0]}" ]] || HARNESS=.
 # shellcheck source=harness/lib.sh
-. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+. "$HARNESS/lib.sh"
 USAGE="Usage: harness/parse-console.sh [--write] LOG
 Print the record of one guest's console LOG (and LOG.meta).
   --write  also write LOG.record and LOG.nested beside it"
@@ -36,12 +39,12 @@ log=$1
 [[ -r $log ]] || die "$log is not readable"
 
 meta="qemu_exit=none timed_out=0 seconds=0"
-[[ -r $log.meta ]] && meta=$(head -n 1 "$log.meta")
+[[ ! -r $log.meta ]] || read -r meta <"$log.meta" || true
 meta=${meta// /$'\t'}
 nested=/dev/null
 ((write == 0)) || nested="$log.nested.tmp"
 
-record=$(tr -d '\r' <"$log" | awk -v meta="$meta" -v nested="$nested" '
+record=$(awk -v meta="$meta" -v nested="$nested" '
 # count_cpus("0-3,8") = 5: the size of a kernel CPU list.
 function count_cpus(list,    n, parts, i, r) {
 	n = 0
@@ -77,8 +80,9 @@ BEGIN {
 	NOTEWORTHY = "smp: Brought up|Kernel panic|Oops|BUG|WARNING|invalid opcode|Error|failed"
 	printf "" > nested
 }
-# A kernel with CONFIG_PRINTK_TIME (or printk.time=1) stamps its lines.
-{ sub(/^\[ *[0-9]+\.[0-9]+\] /, "") }
+# The serial console ends its lines with CR LF; a kernel with
+# CONFIG_PRINTK_TIME (or printk.time=1) stamps them.
+{ gsub(/\r/, ""); sub(/^\[ *[0-9]+\.[0-9]+\] /, "") }
 # The KTAP to nest under the boot: the first 12 noteworthy kernel lines,
 # the cases of the suite, the results of the guest itself.
 {
@@ -189,10 +193,11 @@ END {
 	printf "\tkunit_failed=%s\tkunit_passed=%s\n", \
 		(kfailed == "" ? "none" : kfailed), \
 		(knames == "" ? "none" : substr(knames, 2))
-}')
+}' "$log")
 printf '%s\n' "$record"
 if ((write)); then
-	printf 'parser=%s\t%s\n' "$(parser_id)" "$record" >"$log.record.tmp"
+	# The caller may know the parser's id already (boot_record).
+	printf 'parser=%s\t%s\n' "${PIDMAX_PARSER_ID:-$(parser_id)}" "$record" >"$log.record.tmp"
 	mv "$log.nested.tmp" "$log.nested"
 	mv "$log.record.tmp" "$log.record"
 fi

@@ -2,11 +2,13 @@
 # bench.sh - measure, in one run, what the harness costs on this machine:
 # a cold kernel build, a rebuild after a change to one patch, single
 # boots (-smp 1, -smp 1,maxcpus=255, 64/128/255 CPUs online), the whole
-# hotplug tier 1..255, the possible tier (every N, and its NR_CPUS 8192
-# build), the wide tiers (QEMU 10: one 288-online and one 512-possible
-# boot, and their build), and a reference boot of the same kernel the
-# way the kernel's kunit.py boots x86_64. Every figure is also given as a
-# ratio to that reference. Measures only: it asserts no time.
+# hotplug tier 1..255 against its floor, the possible tier (every N, its
+# NR_CPUS 8192 build, and the cost per CPU id at 8192 against 4096), the
+# wide tiers (QEMU 10: 288 online, 512 and 4096 firmware-described
+# CPUs, and their build), and a reference boot of the same kernel the
+# way the kernel's kunit.py boots x86_64. Each figure is a median with
+# its min and max; a ratio to its floor where one exists, else to the
+# reference. Measures only: it asserts no time.
 set -euo pipefail
 
 HARNESS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -42,22 +44,34 @@ out=$(cd "$out" && pwd)
 build="$out/build"
 rows="$out/bench.rows.tmp"
 : >"$rows"
+ratios=()
 
 # now: seconds since the epoch, with nanoseconds.
 now() { date +%s.%N; }
 # elapsed START: seconds since START, two decimals.
 elapsed() { awk -v s="$1" -v e="$(now)" 'BEGIN { printf "%.2f", e - s }'; }
-# median: the median of the numbers on stdin.
-median() {
+# stats: "MEDIAN MIN MAX RUNS" of the numbers on stdin.
+stats() {
 	sort -n | awk '{ v[NR] = $1 } END {
-		if (NR == 0) { print "nan"; exit }
-		if (NR % 2) print v[(NR + 1) / 2]
-		else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+		if (NR == 0) { print "nan nan nan 0"; exit }
+		m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+		printf "%.2f %.2f %.2f %d\n", m, v[1], v[NR], NR }'
 }
-# row METRIC SECONDS RUNS TARGET: one figure.
+# row METRIC "MEDIAN MIN MAX RUNS" FLOOR TARGET: one figure; FLOOR (the
+# least it could take, "" for none) and TARGET ("" for none) in seconds.
 row() {
-	echo "$1,$2,$3,$4" >>"$rows"
-	info "$1: ${2}s (runs: $3)"
+	local med min max n
+	read -r med min max n <<<"$2"
+	echo "$1,$med,$min,$max,$n,$3,$4" >>"$rows"
+	info "$1: ${med}s (min $min, max $max, runs: $n)${3:+, floor ${3}s}"
+}
+# once SECONDS: the stats of a figure measured once.
+once() { echo "$1 $1 $1 1"; }
+# csv_seconds CSV TIER [N]: the boot seconds of results.csv's rows of a
+# tier (of CPU count N only, when given), one a line.
+csv_seconds() {
+	awk -F, -v t="$2" -v n="${3:-}" 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+		$h["tier"] == t && (n == "" || $h["cpus"] == n) { print $h["seconds"] }' "$1"
 }
 
 # boots NAME SMP COUNT [STYLE KERNEL]: boot COUNT times, print each
@@ -75,20 +89,27 @@ boots() {
 	done
 }
 
-# tier_rows NAME COUNTS TARGET SWEEP_OPTION...: the sweep of one tier as
-# users run it (full variant), timed whole, and a row per boot of it.
+# tier_rows NAME TIER COUNTS TARGET SWEEP_OPTION...: the sweep of one
+# tier as users run it (full variant), timed whole, and a row per boot.
 tier_rows() {
-	local name=$1 ns=$2 target=$3 t n
-	shift 3
+	local name=$1 tier=$2 ns=$3 target=$4 t n
+	shift 4
 	t=$(now)
 	"$HARNESS/sweep-smp.sh" --variant full --accel tcg "$@" \
 		--build-dir "$build" --out "$out/$name-tier" >"$out/$name-tier.log" 2>&1 ||
 		die "the $name tier failed: $out/$name-tier.log"
-	row "${name}_tier" "$(elapsed "$t")" 1 "$target"
+	row "${name}_tier" "$(once "$(elapsed "$t")")" "" "$target"
 	for n in ${ns//,/ }; do
-		row "boot_${name}_$n" "$(awk -F, -v n="$n" 'NR > 1 && $1 == n { print $7; exit }' \
-			"$out/$name-tier/results.csv")" 1 ""
+		row "boot_${name}_$n" "$(csv_seconds "$out/$name-tier/results.csv" "$tier" "$n" | stats)" "" ""
 	done
+}
+# per_id_ratio CSV TIER A B: the time a CPU id at B over that at A (the
+# boots of B and A ids of a tier), "nan" when either is missing.
+per_id_ratio() {
+	local a b
+	a=$(csv_seconds "$1" "$2" "$3" | stats) b=$(csv_seconds "$1" "$2" "$4" | stats)
+	awk -v a="${a%% *}" -v b="${b%% *}" -v na="$3" -v nb="$4" 'BEGIN {
+		if (a + 0 > 0 && b + 0 > 0) printf "%.2f\n", (b / nb) / (a / na); else print "nan" }'
 }
 
 # The kernels of the table's 6.1 full variant: the 1..255 tiers', the
@@ -105,7 +126,7 @@ mkdir -p "$build" "$out/boots"
 # 1. Cold build: unpack, quilt push, configure, build vmlinux.
 t=$(now)
 kdir=$("$HARNESS/build-kernel.sh" "$build" 6.1 "$k_main")
-row cold_build "$(elapsed "$t")" 1 240
+row cold_build "$(once "$(elapsed "$t")")" "" 240
 kernel="$kdir/vmlinux"
 
 # 2. Rebuild after a change to one patch: bench/comment.patch (a word of
@@ -114,69 +135,94 @@ kernel="$kdir/vmlinux"
 #    it touches and relinks); the series itself is left alone.
 t=$(now)
 "$HARNESS/build-kernel.sh" "$build" 6.1 "$k_main" "$HARNESS/bench/comment.patch" >/dev/null
-row rebuild_one_patch "$(elapsed "$t")" 1 60
+row rebuild_one_patch "$(once "$(elapsed "$t")")" "" 60
 kdir=$("$HARNESS/build-kernel.sh" --bzimage "$build" 6.1 "$k_main")
 initrd=$("$HARNESS/build-initramfs.sh" "$build")
 
 # 3. The reference: the same kernel as a bzImage, booted like kunit.py.
-ref=$(boots reference-kunit-py 1 "$runs" kunit "$kdir/bzImage" | median)
-row reference_kunit_py_boot "$ref" "$runs" ""
+local v ref
+ref=$(boots reference-kunit-py 1 "$runs" kunit "$kdir/bzImage" | stats)
+row reference_kunit_py_boot "$ref" "" ""
 
-# 4. Single boots, medians.
-# (Each in a variable first: a failed boot then stops the bench.)
+# 4. Single boots, alone. (Each in a variable first: a failed boot then
+#    stops the bench.)
 half=$(((runs + 1) / 2))
-v=$(boots smp-1 1 "$runs" | median)
-row boot_smp_1 "$v" "$runs" 1.0
-v=$(boots maxcpus-255 1,maxcpus=255 "$runs" | median)
-row boot_maxcpus_255 "$v" "$runs" ""
-v=$(boots online-64 64 "$half" | median)
-row boot_online_64 "$v" "$half" ""
-v=$(boots online-128 128 "$half" | median)
-row boot_online_128 "$v" "$half" ""
-v=$(boots online-255 255 "$half" | median)
-row boot_online_255 "$v" "$half" 30
+v=$(boots smp-1 1 "$runs" | stats)
+row boot_smp_1 "$v" "" 1.0
+v=$(boots maxcpus-255 1,maxcpus=255 "$runs" | stats)
+row boot_maxcpus_255 "$v" "" ""
+v=$(boots online-64 64 "$half" | stats)
+row boot_online_64 "$v" "" ""
+v=$(boots online-128 128 "$half" | stats)
+row boot_online_128 "$v" "" ""
+v=$(boots online-255 255 "$half" | stats)
+row boot_online_255 "$v" "" 30
 
-# 5. The whole hotplug tier, as users run it (2 guests at a time).
+# 5. The whole hotplug tier, as users run it (2 guests at a time). Its
+#    floor, from the same run: the median of its one-CPU boots times
+#    the boots, over the guests run at once (two; one on one core).
 t=$(now)
 "$HARNESS/sweep-smp.sh" --kernel "$kernel" --accel tcg --cpus all \
 	--online "" --scenarios no --build-dir "$build" \
 	--out "$out/hotplug-tier" >"$out/hotplug-tier.log" 2>&1 ||
 	die "the hotplug tier failed: $out/hotplug-tier.log"
-row hotplug_tier_1_255 "$(elapsed "$t")" 1 240
+local tier_s boot floor
+tier_s=$(elapsed "$t")
+boot=$(csv_seconds "$out/hotplug-tier/results.csv" hotplug | stats)
+row hotplug_tier_boot "$boot" "" ""
+floor=$(awk -v b="$boot" -v c="$(nproc)" 'BEGIN { split(b, f, " "); printf "%.2f", f[1] * f[4] / (c < 2 ? 1 : 2) }')
+row hotplug_tier_1_255 "$(once "$tier_s")" "$floor" 240
 
 # 6. The possible tier of one variant, as users run it (its NR_CPUS 8192
-#    build first, timed apart), and each N's boot from its results.
+#    build first, timed apart), each N's boot, and the cost of a CPU id
+#    at 8192 against 4096 (linear: 1.0).
 t=$(now)
 "$HARNESS/build-kernel.sh" "$build" 6.1 "$k_possible" >/dev/null
-row cold_build_maxsmp "$(elapsed "$t")" 1 ""
-tier_rows possible "$DEFAULT_POSSIBLE" 300 --only "possible:$DEFAULT_POSSIBLE"
+row cold_build_maxsmp "$(once "$(elapsed "$t")")" "" ""
+tier_rows possible possible "$DEFAULT_POSSIBLE" 300 --only "possible:$DEFAULT_POSSIBLE"
+ratios+=("possible_per_id_8192_over_4096 $(per_id_ratio "$out/possible-tier/results.csv" possible 4096 8192) 1.2")
 
-# 7. The wide tiers: QEMU 10 fetched, the wide build, one 288-online and
-#    one 512-possible boot; skipped when bookworm-backports is out of
-#    reach.
+# 7. The wide tiers: QEMU 10 fetched, the wide build, one 288-online
+#    boot and 512 and 4096 firmware-described CPUs; skipped when
+#    bookworm-backports is out of reach.
 if "$HARNESS/fetch-qemu.sh" "$build" >/dev/null; then
 	t=$(now)
 	"$HARNESS/build-kernel.sh" "$build" 6.1 "$k_wide" >/dev/null
-	row cold_build_wide "$(elapsed "$t")" 1 ""
-	tier_rows wide "288 512" "" --only wide-online:288 --only wide-hotplug:512
+	row cold_build_wide "$(once "$(elapsed "$t")")" "" ""
+	tier_rows wide wide-online 288 "" --only wide-online:288
+	tier_rows wide_hotplug wide-hotplug "512,4096" "" --only wide-hotplug:512,4096
+	ratios+=("wide_hotplug_per_id_4096_over_512 $(per_id_ratio "$out/wide_hotplug-tier/results.csv" wide-hotplug 512 4096) -")
 else
 	info "no QEMU 10: the wide figures are left out"
 fi
+report
+}
 
-# The report: CSV and a text table, each figure also as x reference.
-{
-	echo "metric,seconds,runs,ratio_to_reference,target_seconds"
-	awk -F, -v ref="$ref" '{ printf "%s,%s,%s,%.2f,%s\n", $1, $2, $3, $2 / ref, $4 }' "$rows"
-} >"$out/bench.csv.tmp"
-mv "$out/bench.csv.tmp" "$out/bench.csv"
-{
-	echo "harness/bench.sh, $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs ($(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)), $(qemu-system-x86_64 --version | head -n 1)"
-	printf '%-24s %9s %5s %12s %8s\n' metric seconds runs x_reference target
-	awk -F, -v ref="$ref" '{
-		printf "%-24s %9s %5s %12.2f %8s\n", $1, $2, $3, $2 / ref, ($4 == "" ? "-" : $4) }' "$rows"
-} >"$out/bench.txt"
-rm -f "$rows"
-cat "$out/bench.txt"
+# report: bench.csv and bench.txt from the rows (each median also as a
+# ratio to its floor, or else to the reference boot) and the ratios.
+report() {
+	local r
+	local -a f
+	{
+		echo "metric,median_s,min_s,max_s,runs,floor_s,x_floor,x_reference,target_s"
+		awk -F, -v ref="${ref%% *}" '{ printf "%s,%s,%s,%s,%s,%s,%s,%.2f,%s\n", $1, $2, $3, $4, $5, $6,
+			($6 == "" ? "" : sprintf("%.2f", $2 / $6)), $2 / ref, $7 }' "$rows"
+	} >"$out/bench.csv.tmp"
+	mv "$out/bench.csv.tmp" "$out/bench.csv"
+	{
+		echo "harness/bench.sh, $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo unknown), $(nproc) CPUs ($(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)), $(qemu-system-x86_64 --version | head -n 1)"
+		printf '%-32s %8s %8s %8s %4s %8s %7s %7s %6s\n' metric median min max runs floor x_floor x_ref target
+		awk -F, -v ref="${ref%% *}" '{
+			printf "%-32s %8s %8s %8s %4s %8s %7s %7.2f %6s\n", $1, $2, $3, $4, $5, ($6 == "" ? "-" : $6),
+				($6 == "" ? "-" : sprintf("%.2f", $2 / $6)), $2 / ref, ($7 == "" ? "-" : $7) }' "$rows"
+		for r in "${ratios[@]}"; do
+			read -r -a f <<<"$r"
+			printf '%-32s %8s  (a ratio%s)\n' "${f[0]}" "${f[1]}" \
+				"$([[ ${f[2]} == - ]] || echo "; at most ${f[2]} wanted")"
+		done
+	} >"$out/bench.txt"
+	rm -f "$rows"
+	cat "$out/bench.txt"
 }
 
 main "$@"

@@ -17,27 +17,28 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$REPO/harness/lib.sh"
 
 # The steps: NAME|NEEDS|ABOUT|WHAT. ABOUT is the wall time measured on
-# the 2-core machine of README.md from a fresh clone of f2da0c9 on
-# 2026-12-04 (kernels built in the step that first needs them, about 8
-# minutes for a wide 6.1 kernel that day; packages installed).
+# the 2-core machine of README.md from a fresh clone of 74234d1 on
+# 2026-12-05 (kernels built in the step that first needs them, about
+# 6.5 minutes for a wide 6.1 kernel; packages installed); kunit-uml's
+# and the boot steps' from earlier runs.
 STEPS=(
 	"shellcheck|shellcheck|25 s|every shell script through shellcheck -S warning"
-	"self-tests|bash, gawk, python3|2 min|harness/tests/run-tests.sh: the harness's own tests, no VM"
+	"self-tests|bash, gawk, python3|1.5 min|harness/tests/run-tests.sh: the harness's own tests, no VM"
 	"series-6.1|linux-source-6.1, quilt|20 s|patch --fuzz=0, quilt push -a, checkpatch --strict"
 	"series-6.12|linux-source-6.12, quilt|30 s|the same on 6.12"
-	"series-7.3|linux-source-7.3 (fetched), quilt|45 s|mainline/'s series on 7.3: the same checks (a SKIP if trixie-backports is unreachable)"
+	"series-7.3|linux-source-7.3 (fetched), quilt|40 s|mainline/'s series on 7.3: the same checks (a SKIP if trixie-backports is unreachable)"
 	"kunit-uml|linux-source-6.1, gcc|5 min|the suite through the kernel's own kunit.py run under UML (a build of its own)"
-	"kunit-exec-6.1|sweep-6.1's kernel (built if need be)|5 s|kunit.py exec: the suite on the sweep's kernel, booted by kunit.py"
+	"kunit-exec-6.1|sweep-6.1's kernel (built if need be)|2 s|kunit.py exec: the suite on the sweep's kernel, booted by kunit.py"
 	"kunit-uml-7.3|linux-source-7.3 (fetched), gcc|5 min|the same on 7.3 with mainline/'s series (a SKIP if trixie-backports is unreachable)"
-	"sweep-6.1|QEMU, 2 kernel builds|20 min|both variants, one kernel each: hotplug at 18 counts, 9 online, possible 256,4096,4097"
+	"sweep-6.1|QEMU, 2 kernel builds|17 min|both variants, one kernel each: hotplug at 18 counts, 9 online, possible 256,4096,4097"
 	"baseline-6.1|QEMU, 2 stock relinks|3.5 min|a reduced list of every tier on patched and stock kernels, compare.csv"
 	"wide-6.1|QEMU 10 (fetched), sweep-6.1's kernel|2.5 min|288 CPUs online, 512 and 1024 firmware-described possible CPUs"
-	"mutants-6.1|QEMU, mutant relinks|5 min|harness/mutants.sh on the full variant: every deliberate fault caught"
+	"mutants-6.1|QEMU, mutant relinks|4.5 min|harness/mutants.sh on the full variant: every deliberate fault caught"
 	"sweep-6.12|QEMU, 1 build|6 min|the full variant on 6.12: hotplug on the machine vmware at 11 counts, 4 online"
-	"sweep-7.3|linux-source-7.3 (fetched), QEMU 10, 1 build|10 min|the full variant on 7.3: hotplug (vmware) at 11 counts, 4 online, 512 possible on q35, the scenarios"
-	"kunit-exec-7.3|sweep-7.3's kernel (built if need be)|5 s|kunit.py exec on 7.3's sweep kernel (a SKIP if trixie-backports is unreachable)"
-	"sweep-debian|QEMU, Debian's kernel (fetched)|1.5 min|--kernel debian: hotplug 1,33,255, online 1,8,32,64, possible 4097"
-	"sweep-debian-7.3|QEMU, Debian's 7.3 kernel (fetched)|1 min|--kernel debian --tree 7.3: hotplug (vmware) 1,32,33,255, online 1"
+	"sweep-7.3|linux-source-7.3 (fetched), QEMU 10, 1 build|8.5 min|the full variant on 7.3: hotplug (vmware) at 11 counts, 4 online, 512 possible on q35, the scenarios"
+	"kunit-exec-7.3|sweep-7.3's kernel (built if need be)|2 s|kunit.py exec on 7.3's sweep kernel (a SKIP if trixie-backports is unreachable)"
+	"sweep-debian|QEMU, Debian's kernel (fetched)|1 min|--kernel debian: hotplug 1,33,255, online 1,8,32,64, possible 4097"
+	"sweep-debian-7.3|QEMU, Debian's 7.3 kernel (fetched)|25 s|--kernel debian --tree 7.3: hotplug (vmware) 1,32,33,255, online 1"
 	"kunit-parse|python3, kunit.py|5 s|the kernel's own KTAP consumer on the sweeps' results.ktap"
 	"boot-6.1|QEMU, 1 build|5 s|one real boot of 6.1 (hotplug 255)"
 	"boot-6.12|QEMU, 1 build|15 s|one real boot of 6.12 (online 64)"

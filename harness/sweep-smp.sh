@@ -103,6 +103,7 @@ else
 	cp "$plan" "$out/jobs"
 fi
 info "booting $(grep -vc $'\tskip=' "$out/jobs") guests (${labels[*]}, $accel, $jobs at a time); results in $out"
+local booting_from=$SECONDS
 "$HARNESS/run-jobs.sh" --jobs "$jobs" "$out" &
 runner=$!
 wait "$runner" || die "run-jobs.sh failed on $out"
@@ -120,6 +121,8 @@ if ((baseline)); then
 	wait "$runner" || die "run-baseline.sh failed on $out"
 	runner=""
 fi
+# The whole run's time, builds included (bash's SECONDS: since start).
+info "done in $((SECONDS / 60)) min $((SECONDS % 60)) s: ${booting_from} s building and planning, $((SECONDS - booting_from)) s booting and reporting"
 echo "$summary"
 [[ $summary =~ $SUMMARY_RE ]] && ((BASH_REMATCH[2] == 0))
 }

@@ -30,10 +30,11 @@ print a table of the checks that caught it (also in DIR/mutants.txt).
   --fewest-kernels each tier on the last kernel of its variant that
                    boots it (sweep-smp.sh --fewest-kernels): on 6.1 one
                    build a variant
-  --variant V      only the variant V of the kernel table (full or
-                   small; default: every variant of the tree)"
+  --variant V      full or small: that variant of the kernel table
+                   only; all (default) every variant of the tree, as
+                   sweep-smp.sh's --variant"
 
-local tree=6.1 build="$REPO/build" out="$REPO/results/mutants" accel=tcg pick=each only=""
+local tree=6.1 build="$REPO/build" out="$REPO/results/mutants" accel=tcg pick=each only=all
 parse_options "$USAGE" "tree:,build-dir:,out:,accel:,fewest-kernels,variant:" "$@"
 set -- "${OPTS[@]}"
 while (($#)); do
@@ -52,8 +53,8 @@ done
 local variants
 variants=$(kernel_variants "$tree") || die "cannot read the kernel table"
 [[ -n $variants ]] || usage_error "--tree wants one of $(kernel_trees) (harness/kernels), not '$tree'"
-if [[ -n $only ]]; then
-	in_words "$only" "$variants" || usage_error "--variant wants one of: $variants (tree $tree), not '$only'"
+if [[ $only != all ]]; then
+	in_words "$only" "$variants" || usage_error "--variant wants all or one of: $variants (tree $tree), not '$only'"
 	variants=$only
 fi
 case $accel in tcg | kvm) ;; *) usage_error "--accel wants tcg or kvm, not '$accel'" ;; esac

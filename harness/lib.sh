@@ -142,20 +142,23 @@ kv_get() {
 
 # job_weight LINE: what a boot of job LINE costs under TCG, in
 # hundredths of a one-CPU boot, from its fields online, possible (CPU
-# ids; its memory grows with them) and machine. Fitted to the boots
-# measured here: one CPU 0.8 s, 64 online 3.7 s, 255 online 24 s
-# (1 + online^2/2000); 4096 ids 48 s, 8192 288 s (+ ids^2/350000); the
-# q35 machine of the wide tiers 20 more, its ids ten times dearer
-# (512 firmware-described CPUs 27 s, 1024 57 s, 4096 478 s). The
+# ids) and machine. Fitted to bench.sh's run of 2026-12-05 (one CPU
+# 1.16 s; 64, 128 and 255 online 5.4, 9.8 and 29 s: 100 + 4 online +
+# online^2/40; 4096 and 8192 ids 13.8 and 33 to 47 s with SLUB: + ids/8
+# + ids^2/61000) and the q35 machine of the wide tiers (512 and 4096
+# firmware-described CPUs 24 and 40 s: a base of 1900, + 3 ids/8). The
 # runner's and shard.sh's measure, and the progress line's.
 job_weight() {
 	local -A _w=()
 	kv_load _w "$1"
-	local on=${_w[online]:-1} ids=${_w[possible]:-1} per=3500 base=100
+	local on=${_w[online]:-1} ids=${_w[possible]:-1}
 	[[ $on =~ ^[0-9]+$ ]] || on=1
 	[[ $ids =~ ^[0-9]+$ ]] || ids=1
-	[[ ${_w[machine]:-} != wide* ]] || per=350 base=2100
-	echo $((base + on * on / 20 + ids * ids / per))
+	if [[ ${_w[machine]:-} == wide* ]]; then
+		echo $((1900 + 4 * on + on * on / 40 + 3 * ids / 8))
+	else
+		echo $((100 + 4 * on + on * on / 40 + ids / 8 + ids * ids / 61000))
+	fi
 }
 
 # debian_mirror: the Debian archive the host's apt is configured with

@@ -84,15 +84,16 @@ test_shard_split() {
 	expect_eq "4 shards, heavy boots" "$(for i in 1 2 3 4; do
 		"$HARNESS/shard.sh" "$i/4" "$jobs" | grep -cE $'\tsmp=(128|192|255)\t' || true
 	done | tr '\n' ' ')" "1 1 1 0 " || rc=1
-	# Worked out by hand from job_weight's formula (100 + online^2/20 +
-	# ids^2/3500): online 255, 192, 128, 64 weigh 3369, 1953, 923, 305,
-	# hotplug 255, 128, 64 weigh 118, 104, 101, the other eleven 100.
+	# Worked out by hand from job_weight's formula (100 + 4 online +
+	# online^2/40 + ids/8 + ids^2/61000): online 255, 192, 128, 64 weigh
+	# 2777, 1813, 1037, 466, hotplug 255, 128, 64, 33 weigh 136, 120,
+	# 112, 108, hotplug 8-10 105, hotplug 1-7 and online 1 104.
 	# Heaviest first, each to the least-loaded shard: 255 to shard 1,
-	# 192 to 2, then shard 3 takes 128 and 64 online, hotplug 255, 128, 64
-	# and 1-5 (1951 < 1953 before hotplug 5); from there shards 2 and 3
-	# alternate, 2 taking hotplug 6, 8 and 10 and online 1.
+	# 192 to 2, then shard 3 takes 128 and 64 online and hotplug 255,
+	# 128, 64 (1871); from there shards 2 and 3 alternate, 2 taking
+	# hotplug 33, 9, 1, 3, 5, 7.
 	expect_eq "shard 2 of 3" "$("$HARNESS/shard.sh" 2/3 "$jobs" | cut -f1 | paste -sd' ')" \
-		"name=s-hotplug-6 name=s-hotplug-8 name=s-hotplug-10 name=s-online-1 name=s-online-192" || rc=1
+		"name=s-hotplug-1 name=s-hotplug-3 name=s-hotplug-5 name=s-hotplug-7 name=s-hotplug-9 name=s-hotplug-33 name=s-online-192" || rc=1
 	expect_eq "shard 1 of 3" "$("$HARNESS/shard.sh" 1/3 "$jobs" | cut -f1)" "name=s-online-255" || rc=1
 	if "$HARNESS/shard.sh" 5/4 "$jobs" >/dev/null 2>&1; then
 		echo "shard 5/4 accepted"

@@ -203,3 +203,24 @@ test_boot_initrd_extra() {
 	expect_eq "builtin" "$(grep -A1 -x -e -initrd "$args" | tail -n 1)" "$TMP/extra.cpio" || rc=1
 	return $rc
 }
+
+# profile-boot.sh --every 0: one boot with printk.time=1 added to the
+# job's own parameters, and its steps longest first (2.5 s after the
+# second line of this console, worked out by hand).
+test_profile_boot_gaps() {
+	local rc=0 log="$TMP/prof.log" args="$TMP/prof.args" f=$FIX/config-6.1-full job out
+	printf '%s\n' '[    0.000000] Linux version 6.1.0 (fake)' \
+		'[    0.100000] setup_percpu: a slow step follows' \
+		'[    2.600000] Inode-cache hash table entries' '[    2.700000] Run /init as init process' \
+		>"$TMP/prof-console"
+	job_kernel "$f" "$f" builtin fake tcg
+	job=$(make_job possible-8 possible 8 1 1 append=possible_cpus=8)
+	out=$(QEMU="$TESTS/fake-qemu.sh" FAKE_QEMU_LOG="$TMP/prof-console" FAKE_QEMU_ARGS="$args" \
+		"$HARNESS/profile-boot.sh" --every 0 "$job" "$log") || rc=1
+	expect_eq "append" "$(grep -A1 -x -e -append "$args" | tail -n 1)" \
+		"console=ttyS0 lpj=10000000 tsc=reliable rcupdate.rcu_expedited=1 rcupdate.rcu_cpu_stall_timeout=120 panic=-1 possible_cpus=8 printk.time=1" || rc=1
+	expect_eq "longest step" "$(sed -n 3p <<<"$out")" \
+		"   2.500  [    0.100000] setup_percpu: a slow step follows" || rc=1
+	must_fail "takes seconds" "$HARNESS/profile-boot.sh" --every x "$job" "$log" || rc=1
+	return $rc
+}

@@ -11,7 +11,7 @@ test_tree_6_12_hotplug_tier_refused() {
 }
 
 # The possible tier: possible_cpus=N with -smp 1, memory and timeout
-# growing with N (memory 512 MiB + 5/16 MiB an id, under 3.5 GiB), expectations from the formula (the clamp from 4097 on),
+# growing with N (512 MiB + 5/8 MiB an id; past 3.5 GiB swiotlb=noforce), expectations from the formula (the clamp from 4097 on),
 # and a skip with the reason where the kernel cannot have N CPU ids.
 test_plan_possible_tier() {
 	local rc=0 cfg="$TMP/config-maxsmp" out
@@ -19,12 +19,12 @@ test_plan_possible_tier() {
 	out=$("$HARNESS/plan.sh" --kernel /k --config "$cfg" --initrd /i --label m \
 		--cpus "" --online "" --scenarios no --possible 4096,4097,8192)
 	expect_eq "4096" "$(sed -n 1p <<<"$out" | cut -f1,2,9,10,11,12,13,14,15,16,21)" \
-		"$(printf '%s\t' name=m-possible-4096 tier=possible smp=1 mem=1792M timeout=316 \
+		"$(printf '%s\t' name=m-possible-4096 tier=possible smp=1 mem=3072M timeout=316 \
 			append=possible_cpus=4096 possible=4096 online=1 pid_max=4194304 pid_max_min=32768 | sed 's/\t$//')	line_clamped=no" || rc=1
 	expect_eq "4097" "$(sed -n 2p <<<"$out" | cut -f15,16,21)" \
 		"pid_max=4194304	pid_max_min=32776	line_clamped=yes" || rc=1
-	expect_eq "8192" "$(sed -n 3p <<<"$out" | cut -f10,11,16)" \
-		"mem=3072M	timeout=572	pid_max_min=65536" || rc=1
+	expect_eq "8192" "$(sed -n 3p <<<"$out" | cut -f10,11,12,16)" \
+		"mem=5632M	timeout=572	append=possible_cpus=8192 swiotlb=noforce	pid_max_min=65536" || rc=1
 	out=$("$HARNESS/plan.sh" --kernel /k --config "$FIX/config-6.1-full" --initrd /i --label n \
 		--cpus "" --online "" --scenarios no --possible 256,257)
 	expect_eq "NR_CPUS 256" "$(cut -f1,5 <<<"$out")" "name=n-possible-0256	kernel=/k

@@ -27,7 +27,7 @@ HARNESS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 USAGE="Usage: harness/build-kernel.sh [--stock] BUILD_DIR TREE BUILD [MUTANT_PATCH]
 Build the vmlinux of TREE's BUILD (a row of harness/kernels, such as
-6.1 full-maxsmp) with the series, under BUILD_DIR; print the directory
+6.1 full-maxsmp-wide) with the series, under BUILD_DIR; print the directory
 of vmlinux and .config.
   --stock  build it from the pristine tree instead (no series): the
            baseline's kernel, in kernel-TREE-BUILD-stock

@@ -3,11 +3,9 @@
 # list and keep only raw output, DIR/boots/NAME.log and NAME.log.meta.
 # Judging is report.sh's; the line printed per boot is only a preview.
 #
-# Up to --jobs guests boot at once, but never two with 16 or more CPUs
-# online (two such starved their RCU kthreads into stall warnings).
-# Those heavy guests boot first, one after the other, and the light
-# ones fill the other slots: a heavy guest alone left a host core
-# mostly idle (255 online: 1.5 cores busy). The progress
+# A guest with 16 or more CPUs online keeps every host core busy on its
+# own, so it boots alone (two at once starved their RCU kthreads into
+# stall warnings); the others boot up to --jobs at a time. The progress
 # line's time left weighs the boots left by lib.sh's job_weight. Every guest
 # started is killed when the runner ends, however it ends.
 set -euo pipefail
@@ -125,34 +123,20 @@ finish() {
 	fi
 }
 
-# The queues: heavy guests (16 or more CPUs online) in list order, one
-# at a time and first, each beside light ones; light guests fill the
-# other slots in list order.
-local -a heavy_q=() light_q=()
-local online hi=0 li=0 heavy_pid=""
+local heavy=0 limit online
 for line in "${lines[@]}"; do
 	[[ $(kv_get "$line" skip) == none ]] || continue
 	online=$(kv_get "$line" online)
 	[[ $online =~ ^[0-9]+$ ]] || die "job $(kv_get "$line" name): bad online field"
-	if ((online >= 16)); then heavy_q+=("$line"); else light_q+=("$line"); fi
-done
-# start LINE: boot it in the background.
-start() {
-	"$HARNESS/boot-guest.sh" "$1" "$out/boots/$(kv_get "$1" name).log" &
-	running[$!]=$1
-}
-while ((hi < ${#heavy_q[@]} || li < ${#light_q[@]})); do
-	if ((${#running[@]} >= jobs)); then
+	limit=$jobs
+	((online >= 16 || heavy)) && limit=1
+	while ((${#running[@]} >= limit)); do
 		reap
-	elif [[ -z $heavy_pid ]] && ((hi < ${#heavy_q[@]})); then
-		start "${heavy_q[hi++]}"
-		heavy_pid=$!
-	elif ((li < ${#light_q[@]})); then
-		start "${light_q[li++]}"
-	else
-		reap
-	fi
-	[[ -z $heavy_pid || -n ${running[$heavy_pid]+x} ]] || heavy_pid=""
+	done
+	heavy=0
+	((online >= 16)) && heavy=1
+	"$HARNESS/boot-guest.sh" "$line" "$out/boots/$(kv_get "$line" name).log" &
+	running[$!]=$line
 	# The next guest first, then the host's parsing of those that
 	# ended: a free slot never waits for the judge.
 	finish_ended

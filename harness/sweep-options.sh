@@ -41,9 +41,8 @@ Options:
                    (fetch-qemu.sh, never installed) on q35 with x2APIC
                    and interrupt remapping, a kernel built with them
                    (the 6.1 kernels); unreachable, they are skips
-  --jobs N         guests booted at once (default: 2); never two with
-                   16 or more CPUs online: those boot first, one at a
-                   time, the others beside them
+  --jobs N         guests booted at once (default: 2); a guest with 16
+                   or more CPUs online always boots alone
   --kernel FILE    boot this vmlinux or bzImage instead of building
                    one; the expected values come from FILE's
                    directory's .config. \"debian\": Debian's own amd64

@@ -5,8 +5,8 @@
 # hotplug tier 1..255 against its floor, the possible tier (every N, its
 # NR_CPUS 8192 build, and the cost per CPU id at 8192 against 4096), the
 # wide tiers (QEMU 10: 288 online, 512 and 4096 firmware-described
-# CPUs; their build, unless it is the possible tier's), and a reference boot of the same kernel the
-# way the kernel's kunit.py boots x86_64. Each figure is a median with
+# CPUs; their build, unless it is the possible tier's), and a reference
+# boot of the same kernel the way the kernel's kunit.py boots x86_64. Each figure is a median with
 # its min and max; a ratio to its floor where one exists, else to the
 # reference. Measures only: it asserts no time.
 set -euo pipefail
@@ -174,8 +174,9 @@ floor=$(awk -v b="$boot" -v c="$(nproc)" 'BEGIN { split(b, f, " "); printf "%.2f
 row hotplug_tier_1_255 "$(once "$tier_s")" "$floor" 240
 
 # 6. The possible tier of one variant, as users run it (its NR_CPUS 8192
-#    build first, timed apart: the wide kernel, also the wide tiers'), each N's boot, and the cost of a CPU id
-#    at 8192 against 4096 (linear: 1.0).
+#    build first, timed apart: the wide kernel, also the wide tiers'),
+#    each N's boot, and the cost of a CPU id at 8192 against 4096
+#    (linear: 1.0).
 t=$(now)
 "$HARNESS/build-kernel.sh" "$build" 6.1 "$k_possible" >/dev/null
 row "cold_build_${k_possible//-/_}" "$(once "$(elapsed "$t")")" "" ""

@@ -176,9 +176,10 @@ main() {
 # pc machine puts RAM above 4 GiB, and 6.1 then sets up SWIOTLB with an
 # area per possible CPU, its bounce buffer rounded up to 2 GiB at 8192
 # ids and zeroed under TCG: swiotlb=noforce (no bounce buffer; the guest
-# has no DMA device) cut that boot from 44 s to 26 s (docs/speed.md). A
-# count above the kernel's NR_CPUS, or a kernel where possible_cpus= can only lower the count (SLOTS=no: since
-# 6.3 under TCG), is a skip with the reason.
+# has no DMA device) cut that boot from 44 s to 26 s (docs/speed.md).
+# A count above the kernel's NR_CPUS, or a kernel where possible_cpus=
+# can only lower the count (SLOTS=no: since 6.3 under TCG), is a skip
+# with the reason.
 possible_tier() {
 	local n nr_cpus mem append
 	[[ -n $1 ]] || return 0

@@ -6,9 +6,9 @@
 # NR_CPUS 8192 build, and the cost per CPU id at 8192 against 4096), the
 # wide tiers (QEMU 10: 288 online, 512 and 4096 firmware-described
 # CPUs; their build, unless it is the possible tier's), and a reference
-# boot of the same kernel the way the kernel's kunit.py boots x86_64. Each figure is a median with
-# its min and max; a ratio to its floor where one exists, else to the
-# reference. Measures only: it asserts no time.
+# boot of the same kernel the way the kernel's kunit.py boots x86_64.
+# Each figure is a median with its min and max; a ratio to its floor
+# where one exists, else to the reference. Measures only: it asserts no time.
 set -euo pipefail
 
 HARNESS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

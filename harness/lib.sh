@@ -151,14 +151,12 @@ kv_get() {
 job_weight() {
 	local -A _w=()
 	kv_load _w "$1"
-	local on=${_w[online]:-1} ids=${_w[possible]:-1}
+	local on=${_w[online]:-1} ids=${_w[possible]:-1} base id_cost
 	[[ $on =~ ^[0-9]+$ ]] || on=1
 	[[ $ids =~ ^[0-9]+$ ]] || ids=1
-	if [[ ${_w[machine]:-} == wide* ]]; then
-		echo $((1900 + 4 * on + on * on / 40 + 3 * ids / 8))
-	else
-		echo $((100 + 4 * on + on * on / 40 + ids / 8 + ids * ids / 61000))
-	fi
+	base=100 id_cost=$((ids / 8 + ids * ids / 61000))
+	[[ ${_w[machine]:-} != wide* ]] || base=1900 id_cost=$((3 * ids / 8))
+	echo $((base + 4 * on + on * on / 40 + id_cost))
 }
 
 # debian_mirror: the Debian archive the host's apt is configured with

@@ -82,14 +82,11 @@ append+=${job[append]:+ ${job[append]}}
 
 # accel_arg ACCEL VCPUS: QEMU's -accel for a guest that starts VCPUS
 # vCPUs. TCG runs up to TCG_SINGLE_MAX of them on one host thread, in
-# turn (thread=single), and more a host thread each. Measured on this
-# 2-core host (docs/testing.md, "TCG's threads"): with a thread each,
-# Debian's 6.1 kernel hung after "sched_clock: Marking stable" (a static
-# key patched with int3 and an IPI to every CPU) in 2 of 30 boots of 32
-# and 64 CPUs online beside a busy core, in none of 72 in turn, and
-# booted 64 online in 9 s in turn against 12 s; our 6.1 kernel 64
-# online in 2.7 s against 4.5 s. Past that, in turn loses: 128 online
-# 50 s against 22 s, and 255 online did not end in 200 s.
+# turn (thread=single), and larger guests a host thread a vCPU. With a
+# thread a vCPU, Debian's kernels hung or oopsed on a stale int3 after
+# patching a static key, beside a busy host core; in turn they did not,
+# and booted faster. Past 64 vCPUs in turn is slower by far
+# (docs/testing.md, "TCG's threads").
 TCG_SINGLE_MAX=64
 accel_arg() {
 	if [[ $1 == tcg ]] && (($2 <= TCG_SINGLE_MAX)); then

@@ -53,21 +53,23 @@ test_boot_wide_job() {
 	return $rc
 }
 
+# accel_of JOB: the -accel that boot-guest.sh gives QEMU for JOB.
+accel_of() {
+	rm -f "$TMP/accel.args"
+	QEMU="$TESTS/fake-qemu.sh" FAKE_QEMU_ARGS="$TMP/accel.args" \
+		FAKE_QEMU_LOG="$FIX/hotplug-255.log" "$HARNESS/boot-guest.sh" "$1" "$TMP/accel.log" || return 1
+	grep -A1 -x -e -accel "$TMP/accel.args" | tail -n 1
+}
+
 # TCG's threads: one for a guest of up to 64 vCPUs started (one-CPU
 # hotplug guests among them), one a vCPU past that; KVM as it is.
 test_boot_tcg_threads() {
-	local rc=0 log="$TMP/threads.log" args="$TMP/threads.args" smp want job
-	for smp in 1,maxcpus=255:tcg,thread=single 64:tcg,thread=single 65:tcg \
-		256,maxcpus=1024:tcg; do
-		want=${smp#*:} smp=${smp%%:*}
-		QEMU="$TESTS/fake-qemu.sh" FAKE_QEMU_ARGS="$args" FAKE_QEMU_LOG="$FIX/hotplug-255.log" \
-			"$HARNESS/boot-guest.sh" "$(fake_job "$smp" 5)" "$log" || rc=1
-		expect_eq "-smp $smp" "$(grep -A1 -x -e -accel "$args" | tail -n 1)" "$want" || rc=1
-	done
-	job=$(fake_job 8 5 | sed 's/\taccel=tcg/\taccel=kvm/')
-	QEMU="$TESTS/fake-qemu.sh" FAKE_QEMU_ARGS="$args" FAKE_QEMU_LOG="$FIX/hotplug-255.log" \
-		"$HARNESS/boot-guest.sh" "$job" "$log" || rc=1
-	expect_eq "kvm" "$(grep -A1 -x -e -accel "$args" | tail -n 1)" kvm || rc=1
+	local rc=0
+	expect_eq "-smp 1,maxcpus=255" "$(accel_of "$(fake_job 1,maxcpus=255 5)")" tcg,thread=single || rc=1
+	expect_eq "-smp 64" "$(accel_of "$(fake_job 64 5)")" tcg,thread=single || rc=1
+	expect_eq "-smp 65" "$(accel_of "$(fake_job 65 5)")" tcg || rc=1
+	expect_eq "-smp 256,maxcpus=1024" "$(accel_of "$(fake_job 256,maxcpus=1024 5)")" tcg || rc=1
+	expect_eq "kvm" "$(accel_of "$(fake_job 8 5 | sed 's/\taccel=tcg/\taccel=kvm/')")" kvm || rc=1
 	return $rc
 }
 

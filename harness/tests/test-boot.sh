@@ -27,9 +27,10 @@ test_boot_fake_crash_fails() {
 		"the guest's init never reported (qemu exit 1)"
 }
 
-# A wide job: its own QEMU (not $QEMU), q35 with x2APIC and interrupt
-# remapping, -smp 256,maxcpus=N, and no -initrd for initrd=builtin; the
-# machine vmware's arguments; an unknown machine refused.
+# A wide job: its own QEMU (not $QEMU), q35 without SMM, with x2APIC
+# and interrupt remapping, -smp 256,maxcpus=N, and no -initrd for
+# initrd=builtin; the machine vmware's arguments; an unknown machine
+# refused.
 test_boot_wide_job() {
 	local rc=0 log="$TMP/wide.log" args="$TMP/wide.args" f=$FIX/config-6.1-full job
 	job_kernel "$f" "$f" builtin fake tcg
@@ -38,7 +39,7 @@ test_boot_wide_job() {
 	QEMU=/nonexistent FAKE_QEMU_ARGS="$args" FAKE_QEMU_LOG="$FIX/hotplug-255.log" \
 		"$HARNESS/boot-guest.sh" "$job" "$log" || rc=1
 	expect_eq "machine" "$(grep -A1 -x -e -machine -e -cpu -e -device -e -smp "$args" | grep -v -x -e -- | paste -sd' ')" \
-		"-machine q35 -cpu qemu64,+x2apic -device intel-iommu,intremap=on,eim=on -smp 256,maxcpus=1024" || rc=1
+		"-machine q35,smm=off -cpu qemu64,+x2apic -device intel-iommu,intremap=on,eim=on -smp 256,maxcpus=1024" || rc=1
 	! grep -q -x -e -initrd "$args" || {
 		echo "a builtin initramfs was passed with -initrd"
 		rc=1

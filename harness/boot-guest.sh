@@ -80,8 +80,8 @@ append="console=ttyS0 lpj=10000000 tsc=reliable rcupdate.rcu_expedited=1"
 append+=" rcupdate.rcu_cpu_stall_timeout=120 panic=-1"
 append+=${job[append]:+ ${job[append]}}
 
-# accel_arg ACCEL VCPUS: QEMU's -accel for a guest that starts VCPUS
-# vCPUs. TCG runs up to TCG_SINGLE_MAX of them on one host thread, in
+# accel_arg ACCEL VCPUS: sets ACCEL_ARG, QEMU's -accel for a guest that
+# starts VCPUS vCPUs. TCG runs up to TCG_SINGLE_MAX of them on one host thread, in
 # turn (thread=single), and larger guests a host thread a vCPU. With a
 # thread a vCPU, Debian's kernels hung or oopsed on a stale int3 after
 # patching a static key, beside a busy host core; in turn they did not,
@@ -90,13 +90,14 @@ append+=${job[append]:+ ${job[append]}}
 TCG_SINGLE_MAX=64
 accel_arg() {
 	if [[ $1 == tcg ]] && (($2 <= TCG_SINGLE_MAX)); then
-		echo tcg,thread=single
+		ACCEL_ARG=tcg,thread=single
 	else
-		echo "$1"
+		ACCEL_ARG=$1
 	fi
 }
 
-rm -f "$log" "$log.meta"
+# (rm only when there is something to remove: most logs are new.)
+[[ ! -e $log && ! -e $log.meta ]] || rm -f "$log" "$log.meta"
 qpid="" spid=""
 cleanup() {
 	[[ -z $spid ]] || kill "$spid" 2>/dev/null
@@ -112,9 +113,10 @@ trap cleanup INT TERM HUP
 # bzImage, 1 GiB, QEMU's default accelerator options, console=ttyS0 and
 # nothing else): bench.sh's reference.
 # The machine's own arguments are a row of harness/machines.
-mapfile -t args < <(machine_args "${job[machine]:-pc}") || true
-((${#args[@]})) || die "the job's machine: see above"
-args+=(-accel "$(accel_arg "$accel" "${smp%%,*}")" -m "${job[mem]}")
+args=()
+machine_args "${job[machine]:-pc}" args || die "the job's machine: see above"
+accel_arg "$accel" "${smp%%,*}"
+args+=(-accel "$ACCEL_ARG" -m "${job[mem]}")
 if [[ ${BOOT_STYLE:-} == kunit ]]; then
 	args=(-m 1024)
 	append="console=ttyS0${job[append]:+ ${job[append]}}"
@@ -149,7 +151,8 @@ fi
 qpid=
 end=$EPOCHREALTIME
 [[ -z $extra || $initrd == builtin ]] || rm -f "$log.initrd"
-touch "$log"
+# A QEMU that never started leaves no log: an empty one to parse.
+[[ -e $log ]] || : >"$log"
 # EPOCHREALTIME has six decimals: the difference in microseconds,
 # printed in seconds to two decimals.
 us=$((${end//[.,]/} - ${start//[.,]/} + 5000))

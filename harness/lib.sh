@@ -76,8 +76,17 @@ usage_error() {
 # getopt's -l list ("cpus:,out:"; --help is added). --help or -h
 # anywhere before "--" prints USAGE, the script's usage text, and exits 0.
 parse_options() {
-	local usage=$1 longopts=$2 normal a
+	local usage=$1 longopts=$2 normal a plain=1
 	shift 2
+	# No argument that looks like an option: getopt would only put "--"
+	# in front (spared: a script run once a boot runs this).
+	for a; do
+		[[ $a != -* ]] || plain=0
+	done
+	if ((plain)); then
+		OPTS=(-- "$@")
+		return 0
+	fi
 	if ! normal=$(getopt -n "${0##*/}" -o h -l "help${longopts:+,$longopts}" -- "$@"); then
 		printf "Try '%s --help'.\n" "${0##*/}" >&2
 		exit 2
@@ -140,14 +149,15 @@ kv_get() {
 	printf '%s\n' "${_kv_one[$2]-none}"
 }
 
-# job_weight LINE: what a boot of job LINE costs under TCG, in
+# job_weight LINE [VAR]: what a boot of job LINE costs under TCG, in
 # hundredths of a one-CPU boot, from its fields online, possible (CPU
 # ids) and machine. Fitted to bench.sh's run of 2026-12-05 (one CPU
 # 1.16 s; 64, 128 and 255 online 5.4, 9.8 and 29 s: 100 + 4 online +
 # online^2/40; 4096 and 8192 ids 13.8 and 33 to 47 s with SLUB: + ids/8
 # + ids^2/61000) and the q35 machine of the wide tiers (512 and 4096
 # firmware-described CPUs 24 and 40 s: a base of 1900, + 3 ids/8). The
-# runner's and shard.sh's measure, and the progress line's.
+# runner's and shard.sh's measure, and the progress line's. Printed, or
+# with VAR put in VAR (no subshell: the runner's loop).
 job_weight() {
 	local -A _w=()
 	kv_load _w "$1"
@@ -156,7 +166,12 @@ job_weight() {
 	[[ $ids =~ ^[0-9]+$ ]] || ids=1
 	base=100 id_cost=$((ids / 8 + ids * ids / 61000))
 	[[ ${_w[machine]:-} != wide* ]] || base=1900 id_cost=$((3 * ids / 8))
-	echo $((base + 4 * on + on * on / 40 + id_cost))
+	local _w_sum=$((base + 4 * on + on * on / 40 + id_cost))
+	if (($# > 1)); then
+		printf -v "$2" %d "$_w_sum"
+	else
+		echo "$_w_sum"
+	fi
 }
 
 # debian_mirror: the Debian archive the host's apt is configured with
@@ -381,15 +396,24 @@ tree_tarball() {
 # $PIDMAX_MACHINES points at another table.
 MACHINE_TABLE=${PIDMAX_MACHINES:-$HARNESS_LIB_DIR/machines}
 
-# machine_args NAME: QEMU's arguments for machine NAME, a word a line;
-# fails with a message naming the known machines when NAME is not one.
+# machine_args NAME ARRAY: QEMU's arguments for machine NAME, a word an
+# element of ARRAY; fails with a message naming the known machines when
+# NAME is not one. (No awk: boot-guest.sh reads it once a boot.)
 machine_args() {
 	[[ -r $MACHINE_TABLE ]] || die "the machine table $MACHINE_TABLE is missing"
-	awk -v m="$1" -v f="$MACHINE_TABLE" '
-		/^[[:space:]]*(#|$)/ { next }
-		{ names = names (names == "" ? "" : ", ") $1 }
-		$1 == m { for (i = 2; i <= NF; i++) print $i; found = 1 }
-		END { if (!found) { printf "unknown machine \"%s\" (%s: %s)\n", m, f, names > "/dev/stderr"; exit 1 } }' "$MACHINE_TABLE"
+	local -n _ma_into=$2
+	local -a _ma_row=()
+	local _ma_names=""
+	while read -r -a _ma_row || ((${#_ma_row[@]})); do
+		((${#_ma_row[@]})) && [[ ${_ma_row[0]} != \#* ]] || continue
+		_ma_names+=${_ma_names:+, }${_ma_row[0]}
+		if [[ ${_ma_row[0]} == "$1" ]]; then
+			_ma_into=("${_ma_row[@]:1}")
+			return 0
+		fi
+	done <"$MACHINE_TABLE"
+	printf 'unknown machine "%s" (%s: %s)\n' "$1" "$MACHINE_TABLE" "$_ma_names" >&2
+	return 1
 }
 
 # kernel_rows [TREE]: the table's rows, "TREE VARIANT BUILD INITRD

@@ -53,21 +53,24 @@ stop_guests() {
 trap 'stop_guests; exit 130' INT TERM HUP
 trap stop_guests EXIT
 
-local -a lines=()
-local line name total=0 weight_left=0 weight_done=0
-local -A weight=()
+# The jobs to boot, read once into arrays (no subshell a job: on this
+# kind of host each fork costs a few milliseconds of a busy core).
+local -a lines=() todo=() names=() onlines=() weights=()
+local line i total=0 weight_left=0 weight_done=0
+local -A f=()
 mapfile -t lines <"$out/jobs"
 for line in "${lines[@]}"; do
-	[[ $(kv_get "$line" skip) == none ]] || continue
-	name=$(kv_get "$line" name)
+	kv_load f "$line"
+	[[ ${f[skip]-none} == none ]] || continue
+	[[ ${f[online]-} =~ ^[0-9]+$ ]] || die "job ${f[name]-}: bad online field"
+	todo[total]=$line names[total]=${f[name]-none} onlines[total]=${f[online]}
+	job_weight "$line" "weights[$total]"
+	weight_left=$((weight_left + weights[total]))
 	total=$((total + 1))
-	weight[$name]=$(job_weight "$line")
-	weight_left=$((weight_left + weight[$name]))
 done
-
 local done_count=0 fail_count=0 start_time progress=0 parser
 parser=$(parser_id)
-start_time=$(date +%s)
+start_time=$EPOCHSECONDS
 [[ -t 2 ]] && progress=1
 # console_tail LOG: the end of a failed boot's console, so that a CI log
 # shows how the guest ended (the whole log stays in DIR/boots).
@@ -77,6 +80,7 @@ console_tail() {
 	echo "    last $n lines of $1:"
 	tail -n "$n" "$1" 2>/dev/null | sed 's/^/    | /' || true
 }
+# running and ended: a guest's pid to its job's index.
 # reap: wait for a guest to end; it moves from running to ended.
 reap() {
 	local pid
@@ -94,14 +98,13 @@ finish_ended() {
 # finish PID: parse the boot PID ran, once (its record and nested KTAP
 # stay beside the log for report.sh), and preview its verdict.
 finish() {
-	local line=${ended[$1]} name verdict failed="" check
-	local -A j=() r=() c=()
+	local i=${ended[$1]} name verdict failed="" check
+	local -A r=() c=()
 	unset 'ended[$1]'
-	kv_load j "$line"
-	name=${j[name]}
+	name=${names[i]}
 	boot_record "$out/boots/$name.log" "$parser" || die "parse-console.sh failed on $name"
 	kv_load r "$BOOT_RECORD"
-	judge_boot "$line" "$BOOT_RECORD"
+	judge_boot "${todo[i]}" "$BOOT_RECORD"
 	kv_load c "${JUDGE_LINES[0]}"
 	verdict=${c[verdict]}
 	for check in "${JUDGE_LINES[@]:1}"; do
@@ -109,7 +112,7 @@ finish() {
 		[[ ${c[result]} != fail ]] || failed+=${failed:+,}${c[check]}
 	done
 	done_count=$((done_count + 1))
-	weight_done=$((weight_done + weight[$name])) weight_left=$((weight_left - weight[$name]))
+	weight_done=$((weight_done + weights[i])) weight_left=$((weight_left - weights[i]))
 	[[ $verdict == pass ]] || fail_count=$((fail_count + 1))
 	((progress)) && printf '\r\033[K' >&2
 	printf '[%d/%d] %-28s %-7s pid_max=%s%s\n' "$done_count" "$total" \
@@ -117,26 +120,23 @@ finish() {
 		"${failed:+ (failed: $failed)}"
 	[[ $verdict == pass ]] || console_tail "$out/boots/$name.log"
 	if ((progress)); then
-		local spent=$(($(date +%s) - start_time))
+		local spent=$((EPOCHSECONDS - start_time))
 		printf '%d/%d done, %d failed, about %ds left' "$done_count" "$total" \
 			"$fail_count" $((spent * weight_left / weight_done)) >&2
 	fi
 }
 
-local heavy=0 limit online
-for line in "${lines[@]}"; do
-	[[ $(kv_get "$line" skip) == none ]] || continue
-	online=$(kv_get "$line" online)
-	[[ $online =~ ^[0-9]+$ ]] || die "job $(kv_get "$line" name): bad online field"
+local heavy=0 limit
+for ((i = 0; i < total; i++)); do
 	limit=$jobs
-	((online >= 16 || heavy)) && limit=1
+	((onlines[i] >= 16 || heavy)) && limit=1
 	while ((${#running[@]} >= limit)); do
 		reap
 	done
 	heavy=0
-	((online >= 16)) && heavy=1
-	"$HARNESS/boot-guest.sh" "$line" "$out/boots/$(kv_get "$line" name).log" &
-	running[$!]=$line
+	((onlines[i] >= 16)) && heavy=1
+	"$HARNESS/boot-guest.sh" "${todo[i]}" "$out/boots/${names[i]}.log" &
+	running[$!]=$i
 	# The next guest first, then the host's parsing of those that
 	# ended: a free slot never waits for the judge.
 	finish_ended

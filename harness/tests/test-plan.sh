@@ -150,6 +150,27 @@ test_every_script_usage() {
 	return $rc
 }
 
+# parse_options spares getopt when no argument looks like an option;
+# OPTS is then what getopt would have made, and an option still goes
+# through getopt. job_weight puts in a variable what it prints.
+test_options_without_getopt() {
+	local rc=0 normal got want w c
+	local -a set=()
+	for c in "name=a	b=c d|x*" "|a" "only" "a|-|b"; do
+		IFS='|' read -r -a set <<<"$c"
+		normal=$(getopt -n t -o h -l help,write -- "${set[@]}")
+		want=$(eval "printf '[%s]' $normal")
+		got=$(parse_options usage write "${set[@]}" && printf '[%s]' "${OPTS[@]}")
+		expect_eq "options '$c'" "$got" "$want" || rc=1
+	done
+	expect_eq "an option" "$(parse_options usage write a --write && printf '[%s]' "${OPTS[@]}")" \
+		"[--write][--][a]" || rc=1
+	expect_eq "help" "$(parse_options usage write a -h)" usage || rc=1
+	job_weight "name=j	online=64	possible=64" w
+	expect_eq "job_weight VAR" "$w" "$(job_weight "name=j	online=64	possible=64")" || rc=1
+	return $rc
+}
+
 # What a kernel can boot comes from its .config alone: a kernel that
 # carries its initramfs (the wide kernels) gets initrd=builtin in every
 # job, built by the sweep or not; x2APIC without interrupt remapping

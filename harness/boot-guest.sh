@@ -81,12 +81,12 @@ append+=" rcupdate.rcu_cpu_stall_timeout=120 panic=-1"
 append+=${job[append]:+ ${job[append]}}
 
 # accel_arg ACCEL VCPUS: sets ACCEL_ARG, QEMU's -accel for a guest that
-# starts VCPUS vCPUs. TCG runs up to TCG_SINGLE_MAX of them on one host thread, in
-# turn (thread=single), and larger guests a host thread a vCPU. With a
-# thread a vCPU, Debian's kernels hung or oopsed on a stale int3 after
-# patching a static key, beside a busy host core; in turn they did not,
-# and booted faster. Past 64 vCPUs in turn is slower by far
-# (docs/testing.md, "TCG's threads").
+# starts VCPUS vCPUs. TCG runs up to TCG_SINGLE_MAX of them on one host
+# thread, in turn (thread=single), and larger guests a host thread a
+# vCPU. With a thread a vCPU, Debian's kernels hung or oopsed on a
+# stale int3 after patching a static key, beside a busy host core; in
+# turn they did not, and booted faster. Past 64 vCPUs in turn is slower
+# by far (docs/testing.md, "TCG's threads").
 TCG_SINGLE_MAX=64
 accel_arg() {
 	if [[ $1 == tcg ]] && (($2 <= TCG_SINGLE_MAX)); then

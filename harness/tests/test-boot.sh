@@ -79,6 +79,20 @@ test_boot_bad_job_refused() {
 		"$HARNESS/boot-guest.sh" "name=x"$'\t'"kernel=/k" "$TMP/bad.log"
 }
 
+# The runner reads every job before it boots any: a job list with a bad
+# online field is refused whole, and no guest starts.
+test_runner_bad_job_refused() {
+	local d="$TMP/badjobs" job
+	mkdir -p "$d"
+	job=$(fake_job 1,maxcpus=4 5)
+	{
+		printf '%s\n' "$job"
+		sed 's/\tonline=[^\t]*/\tonline=x/' <<<"$job"
+	} >"$d/jobs"
+	QEMU="$TESTS/fake-qemu.sh" must_fail "bad online field" "$HARNESS/run-jobs.sh" "$d" || return 1
+	expect_eq "boots started" "$(find "$d/boots" -type f 2>/dev/null | wc -l)" 0
+}
+
 test_sweep_fake_pass() {
 	local out rc=0
 	out=$(sweep 255 "" "$FIX/hotplug-255.log" 2>&1) || {

@@ -79,7 +79,7 @@ parse_options() {
 	local usage=$1 longopts=$2 normal a plain=1
 	shift 2
 	# No argument that looks like an option: getopt would only put "--"
-	# in front (spared: a script run once a boot runs this).
+	# in front, so it is not run (boot-guest.sh parses once a boot).
 	for a; do
 		[[ $a != -* ]] || plain=0
 	done

@@ -15,18 +15,27 @@
 # booted by kunit.py in QEMU as a PVH vmlinux (ci/kunit-qemu-pvh.py)
 # with one CPU, its output parsed by kunit.py. The test command runs it
 # on 6.1, a cold UML build fewer (docs/ci.md).
+#
+# Wherever kunit.py starts QEMU (exec, and run --arch x86_64), it runs
+# under the accelerator harness/accel.sh's probe chose, as the sweep's
+# boots do: 7.3's kunit.py asks for KVM first, and a /dev/kvm that
+# exists but hangs a guest must not decide (harness/qemu-accel.sh).
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=harness/lib.sh
 . "$REPO/harness/lib.sh"
-USAGE="Usage: ci/kunit-uml.sh [--build-dir DIR] [--arch ARCH] [--tree TREE] [--exec]
+USAGE="Usage: ci/kunit-uml.sh [--build-dir DIR] [--arch ARCH] [--tree TREE] [--exec [--kernel-dir KDIR]]
 Run kunit.py's pid_max suite on linux-source-TREE (default 6.1; its source
 and series are its row of harness/trees: 7.3 is fetched, mainline/'s
 series) with the series, in DIR/kunit-tree-TREE (default build/); ARCH is
 um (default) or x86_64. A tree whose suite is unreachable is a SKIP.
   --exec  kunit.py exec on the sweep's own kernel of the tree (built in
           DIR if need be) in QEMU, instead of kunit.py run's own build
+  --kernel-dir KDIR  with --exec: the folder of a kernel already built
+          with the suite (its vmlinux and .config) instead of the sweep's
+QEMU runs under the accelerator harness/accel.sh chooses (KVM only if a
+probe boot passes), whatever kunit.py asks for (harness/qemu-accel.sh).
 Prints KTAP and \"N passed, N failed, N skipped\"."
 
 # run_in_tree TREE TARBALL LOG: kunit.py run of the suite on a tree of
@@ -54,19 +63,43 @@ run_in_tree() {
 		--kconfig_add CONFIG_PID_MAX_KUNIT_TEST=y pid_max) >"$log" 2>&1 || true
 }
 
-# exec_on_sweep_kernel TREE LOG: kunit.py exec of the suite on the
-# kernel the sweep boots for the tree's full variant (kernel_pick, the
-# last row: on 6.1 the one --fewest-kernels boots), built as the sweep
-# builds it; kunit.py of the same tree boots it as a PVH vmlinux.
-exec_on_sweep_kernel() {
-	local tree=$1 log=$2 name kdir dir
+# sweep_kernel TREE: the folder of the kernel the sweep boots for the
+# tree's full variant (kernel_pick, the last row: on 6.1 the one
+# --fewest-kernels boots), built as the sweep builds it.
+sweep_kernel() {
+	local tree=$1 name
 	name=$(kernel_pick "$tree" full hotplug fewest) || die "harness/kernels has no full kernel of tree $tree"
 	[[ $(kernel_initrd_mode "$tree" "$name") != builtin ]] ||
 		"$REPO/harness/build-initramfs.sh" "$build" >/dev/null
-	kdir=$("$REPO/harness/build-kernel.sh" "$build" "$tree" "$name") ||
+	"$REPO/harness/build-kernel.sh" "$build" "$tree" "$name" ||
 		die "build-kernel.sh $tree $name failed (see above)"
+}
+
+# use_probed_accel KDIR: kunit.py's QEMU runs under the accelerator
+# harness/accel.sh chooses by booting that kernel, as the sweep's QEMU
+# does (the verdict cached for this host boot): stand-ins for QEMU put
+# first on PATH (harness/qemu-accel.sh) drop every other accelerator
+# that kunit.py asks for. Sets ACCEL, for the verdict's line.
+use_probed_accel() {
+	local kdir=$1 initrd wrap
+	initrd=$("$REPO/harness/build-initramfs.sh" "$build") || die "build-initramfs.sh failed (see above)"
+	ACCEL=$("$REPO/harness/accel.sh" "$build" "$kdir/vmlinux" "$kdir/.config" "$initrd") ||
+		die "accel.sh failed (see above)"
+	wrap=$("$REPO/harness/qemu-accel.sh" --wrap "$build/qemu-accel" "$ACCEL") ||
+		die "qemu-accel.sh --wrap failed (see above)"
+	PATH=$wrap:$PATH
+}
+
+# exec_on_sweep_kernel TREE LOG [KDIR]: kunit.py exec of the suite on
+# the kernel built in KDIR, by default the one the sweep boots for the
+# tree (sweep_kernel); kunit.py of the same tree boots it as a PVH
+# vmlinux under the probed accelerator.
+exec_on_sweep_kernel() {
+	local tree=$1 log=$2 kdir=${3:-} dir
+	[[ -n $kdir ]] || kdir=$(sweep_kernel "$tree")
 	grep -qx 'CONFIG_PID_MAX_KUNIT_TEST=y' "$kdir/.config" ||
 		die "$kdir was built without CONFIG_PID_MAX_KUNIT_TEST"
+	use_probed_accel "$kdir"
 	# kunit.py exec writes its test.log beside the kernel: a folder of
 	# its own, the kernel linked in.
 	dir="$build/kunit-exec-$tree"
@@ -78,10 +111,11 @@ exec_on_sweep_kernel() {
 		>"$log" 2>&1 || true
 }
 
-# verdict NAME LOG: KTAP line of kunit.py's run in LOG: passes when it
-# ran the pid_max suite with every case passing.
+# verdict NAME LOG HOW: KTAP line of kunit.py's run in LOG: passes when
+# it ran the pid_max suite with every case passing. HOW (the accelerator
+# QEMU ran under, or empty under UML) is part of its reason.
 verdict() {
-	local name=$1 log=$2 out summary
+	local name=$1 log=$2 how=${3:+, $3} out summary
 	out=$(sed 's/^\[[0-9:]*\] //' "$log")
 	grep -E '^(=+ .*pid_max|\[(PASSED|FAILED|SKIPPED|CRASHED)\]|Testing complete|Elapsed)' <<<"$out" |
 		sed 's/^/# /' || true
@@ -90,19 +124,20 @@ verdict() {
 		((BASH_REMATCH[1] == BASH_REMATCH[2] && BASH_REMATCH[1] > 0)) &&
 		grep -qE '^=+ \[PASSED\] pid_max =+$' <<<"$out"; then
 		echo "ok 1 $name"
+		[[ -z $how ]] || echo "# ${how#, }"
 		summary_line 1 0 0
 	else
 		tail -n 20 "$log" | sed 's/^/# /'
-		echo "not ok 1 $name # ${summary:-no summary} (log: $log)"
+		echo "not ok 1 $name # ${summary:-no summary} (log: $log$how)"
 		summary_line 0 1 0
 		return 1
 	fi
 }
 
 main() {
-	local arch="" tree=6.1 mode=run
+	local arch="" tree=6.1 mode=run kdir=""
 	build="$REPO/build"
-	parse_options "$USAGE" "build-dir:,arch:,tree:,exec" "$@"
+	parse_options "$USAGE" "build-dir:,arch:,tree:,exec,kernel-dir:" "$@"
 	set -- "${OPTS[@]}"
 	while (($#)); do
 		case $1 in
@@ -110,11 +145,14 @@ main() {
 		--arch) arch=$2; shift 2 ;;
 		--tree) tree=$2; shift 2 ;;
 		--exec) mode="exec"; shift ;;
+		--kernel-dir) kdir=$2; shift 2 ;;
 		--) shift; break ;;
 		esac
 	done
 	(($# == 0)) || usage_error "unexpected operand '$1'"
 	[[ $mode == run || -z $arch ]] || usage_error "--exec boots x86_64 in QEMU: leave --arch out"
+	[[ $mode == exec || -z $kdir ]] || usage_error "--kernel-dir goes with --exec"
+	[[ -z $kdir || -r $kdir/vmlinux ]] || usage_error "--kernel-dir: no $kdir/vmlinux"
 	[[ $mode == run ]] || arch=x86_64
 	case ${arch:=um} in um | x86_64) ;; *) usage_error "--arch wants um or x86_64, not '$arch'" ;; esac
 	tree_row "$tree" >/dev/null || usage_error "--tree: no tree '$tree' in harness/trees"
@@ -135,12 +173,16 @@ main() {
 	[[ $mode == run ]] || log="$build/kunit-exec-$tree.log"
 	echo "KTAP version 1"
 	echo "1..1"
+	ACCEL=""
 	if [[ $mode == exec ]]; then
-		exec_on_sweep_kernel "$tree" "$log"
+		exec_on_sweep_kernel "$tree" "$log" "$kdir"
 	else
+		# kunit.py run --arch x86_64 boots in QEMU: under the
+		# accelerator the probe chose with the sweep's kernel.
+		[[ $arch == um ]] || use_probed_accel "$(sweep_kernel "$tree")"
 		run_in_tree "$tree" "$tarball" "$log"
 	fi
-	verdict "$name" "$log"
+	verdict "$name" "$log" "${ACCEL:+under $ACCEL}"
 }
 
 main "$@"

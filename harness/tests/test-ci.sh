@@ -70,3 +70,68 @@ PY
 	done
 	return $rc
 }
+
+# fake_kunit_py TREE: a kunit.py at TREE/tools/testing/kunit/ that starts
+# QEMU as 7.3's does: its accelerators ("-accel kvm -accel hvf -accel
+# tcg") before the qemu_config's own extra_qemu_params; it reports the
+# suite passed when QEMU exits 0.
+fake_kunit_py() {
+	mkdir -p "$1/tools/testing/kunit"
+	cat >"$1/tools/testing/kunit/kunit.py" <<'PY'
+import ast, re, subprocess, sys
+config = next(a.split("=", 1)[1] for a in sys.argv if a.startswith("--qemu_config="))
+extra = ast.literal_eval(re.search(r"extra_qemu_params=(\[[^]]*\])", open(config).read()).group(1))
+cmd = ["qemu-system-x86_64", "-nodefaults", "-m", "1024", "-kernel", "vmlinux",
+       "-append", "console=ttyS0", "-no-reboot", "-nographic", "-serial", "file:serial.log",
+       "-accel", "kvm", "-accel", "hvf", "-accel", "tcg"] + extra
+if subprocess.call(cmd) == 0:
+    print("======== [PASSED] pid_max ========")
+    print("Testing complete. Ran 7 tests: passed: 7")
+PY
+}
+
+# The kernel's kunit.py chooses its own accelerators; ci/kunit-uml.sh
+# --exec must run its QEMU under the probe's verdict alone. Here the
+# verdict is TCG (no usable /dev/kvm, or the probe's cached "tcg"), and
+# the fake QEMU must see "-accel tcg" and no other accelerator.
+test_kunit_exec_runs_under_probed_accel() {
+	local build="$TMP/build" kdir="$TMP/k" args="$TMP/args" out
+	fake_build "$build"
+	fake_kunit_py "$build/src/linux-source-7.3"
+	mkdir -p "$kdir" "$TMP/qemu"
+	echo "fake vmlinux" >"$kdir/vmlinux"
+	printf 'CONFIG_PID_MAX_KUNIT_TEST=y\nCONFIG_BASE_SMALL=0\nCONFIG_64BIT=y\n' >"$kdir/.config"
+	ln -s "$TESTS/fake-qemu.sh" "$TMP/qemu/qemu-system-x86_64"
+	echo "$(cat /proc/sys/kernel/random/boot_id) tcg" >"$build/kvm-probe"
+	: >"$TMP/empty"
+	out=$(PATH="$TMP/qemu:$PATH" PIDMAX_TARBALL="$kdir/vmlinux" FAKE_QEMU_ARGS="$args" \
+		FAKE_QEMU_LOG="$TMP/empty" "$HARNESS/../ci/kunit-uml.sh" --build-dir "$build" \
+		--tree 7.3 --exec --kernel-dir "$kdir") || {
+		echo "kunit-uml.sh --exec failed: $out"
+		return 1
+	}
+	expect_eq "the accelerators QEMU saw" "$(grep -x -A1 -e -accel -e -enable-kvm "$args" | grep -v -e '^--$' | paste -sd' ')" "-accel tcg"
+	[[ $out == *"under tcg"* ]] || {
+		echo "the verdict does not name the accelerator: $out"
+		return 1
+	}
+}
+
+# qemu-accel.sh keeps the accelerator it is given and drops the rest,
+# for either verdict, keeping the caller's properties of the one kept.
+test_qemu_accel_keeps_the_verdict() {
+	local args="$TMP/args" verdict want
+	mkdir -p "$TMP/qemu"
+	: >"$TMP/empty"
+	ln -s "$TESTS/fake-qemu.sh" "$TMP/qemu/qemu-system-x86_64"
+	for verdict in tcg kvm; do
+		PATH="$TMP/qemu:$PATH" "$HARNESS/qemu-accel.sh" --wrap "$TMP/wrap-$verdict" "$verdict" >/dev/null
+		PATH="$TMP/wrap-$verdict:$TMP/qemu:$PATH" FAKE_QEMU_ARGS="$args" FAKE_QEMU_LOG="$TMP/empty" \
+			qemu-system-x86_64 -accel kvm -accel hvf -accel tcg -enable-kvm \
+			-accel tcg,thread=single -serial "file:$TMP/serial"
+		want="-accel tcg,thread=single"
+		[[ $verdict == tcg ]] || want="-accel kvm"
+		expect_eq "under $verdict, the accelerators" \
+			"$(grep -x -A1 -e -accel -e -enable-kvm "$args" | grep -v -e '^--$' | paste -sd' ')" "$want"
+	done
+}

@@ -74,7 +74,7 @@ judge_boot() {
 	JUDGE_LINES=() JUDGE_REASONS=()
 
 	if [[ ${r[timed_out]:-0} == 1 ]]; then
-		judge_check timeout fail "TIMEOUT: guest killed after ${r[seconds]:-?}s"
+		judge_check timeout fail "TIMEOUT: guest killed after ${r[seconds]:-?}s under ${j[accel]:-an unknown accelerator}"
 	else
 		judge_check timeout ok
 	fi

@@ -64,7 +64,7 @@ joined=$(printf '%s, ' "${plots[@]}")
 draw "$out/pid_max" <<EOF
 set termoption noenhanced
 set title 'Boot-time pid_max = min(limit, max(default, 1024 x nr_cpu_ids))'
-set xlabel 'CPU ids (nr_cpu_ids); QEMU 7.2 describes up to 255, QEMU 10 on q35 up to 4096; possible_cpus=N to 8192'
+set xlabel "CPU ids (nr_cpu_ids)\nQEMU 7.2 describes up to 255, QEMU 10 on q35 up to 4096, possible_cpus=N up to 8192"
 set ylabel 'pid_max'
 set logscale xy 2
 set xrange [1:8192]

@@ -10,7 +10,7 @@
 #   check=NAME   result=ok|fail|skip   reason=...
 # The checks, in order: timeout, panic, final_marker, guest_checks,
 # kunit, log_scan, possible_cpus, online_cpus, pid_max, pid_max_min,
-# pid_max_max, boot_line, boot_line_inputs, sysctl_setting, and
+# pid_max_max, boot_line, sysctl_setting, and
 # pid_namespace and selftests for a job that asks for them. Every expected value comes
 # from the job; nothing is recomputed here and nothing is read back
 # from the guest as an expectation. A boot passes only when no check
@@ -67,7 +67,7 @@ judge_boot() {
 	[[ -z ${j[skip]:-} ]] || die "job ${j[name]:-?} is a skip: nothing to judge"
 	local key
 	for key in name possible online pid_max pid_max_min pid_max_max \
-		line_default line_min line_cpus line_clamped sysctl_refused kunit; do
+		line_default line_min sysctl_refused kunit; do
 		[[ -n ${j[$key]:-} ]] || die "the job lacks its $key field"
 	done
 
@@ -136,16 +136,6 @@ judge_boot() {
 	judge_expect pid_max_max pid_max_max "${r[pid_max_max]:-none}" "${j[pid_max_max]}"
 	judge_expect boot_line "boot line default/minimum" \
 		"${r[line_default]:-none}/${r[line_min]:-none}" "${j[line_default]}/${j[line_min]}"
-	# The series adds the inputs to the line; a kernel that may lack the
-	# series (series=auto: any --kernel) and prints the stock line
-	# "pid_max: default: N minimum: M" gets a SKIP here, never a pass.
-	if [[ ${j[series]:-yes} == auto && ${r[line_default]:-none} != none &&
-		${r[line_cpus]:-none} == none && ${r[clamped]:-none} == none ]]; then
-		judge_check boot_line_inputs skip "the boot line has no nr_cpu_ids: the kernel does not carry the series"
-	else
-		judge_expect boot_line_inputs "boot line nr_cpu_ids/clamped" \
-			"${r[line_cpus]:-none}/${r[clamped]:-none}" "${j[line_cpus]}/${j[line_clamped]}"
-	fi
 	if [[ ${r[sysctl_err]:-0} == "${j[sysctl_refused]}" ]]; then
 		judge_check sysctl_setting ok
 	elif [[ ${j[sysctl_refused]} == 1 ]]; then

@@ -68,7 +68,7 @@ function kv_fields(f,    i, kv) {
 BEGIN {
 	begin = end = 0; plan = "none"; oks = notoks = 0; failed = ""
 	possible = online = pid_max = pid_max_min = pid_max_max = "none"
-	line_cpus = line_default = line_min = clamped = "none"
+	line_default = line_min = "none"
 	panic = oops = sysctl_err = 0; panic_msg = "none"; brought_up = "none"
 	last_pid = tasks = kthreads = "none"
 	ns_child = ns_written = ns_top = ns_next = ns_parent = "none"
@@ -169,10 +169,6 @@ in_kunit && /^not ok [0-9]+ pid_max$/ { kunit = "notok"; in_kunit = 0; next }
 		line_default = substr($0, RSTART + 9, RLENGTH - 9)
 	if (match($0, /minimum: [0-9]+/))
 		line_min = substr($0, RSTART + 9, RLENGTH - 9)
-	if (match($0, /nr_cpu_ids: [0-9]+/))
-		line_cpus = substr($0, RSTART + 12, RLENGTH - 12)
-	if (match($0, /clamped: (yes|no)/))
-		clamped = substr($0, RSTART + 9, RLENGTH - 9)
 	next
 }
 END {
@@ -180,8 +176,7 @@ END {
 		meta, begin, end, plan, oks, notoks, (failed == "" ? "none" : failed)
 	printf "\tpossible=%s\tonline=%s\tpid_max=%s\tpid_max_min=%s\tpid_max_max=%s", \
 		possible, online, pid_max, pid_max_min, pid_max_max
-	printf "\tline_default=%s\tline_min=%s\tline_cpus=%s\tclamped=%s", \
-		line_default, line_min, line_cpus, clamped
+	printf "\tline_default=%s\tline_min=%s", line_default, line_min
 	printf "\tpanic=%d\toops=%d\tsysctl_err=%d", panic, oops, sysctl_err
 	printf "\tpanic_msg=%s\tbrought_up=%s", panic_msg, brought_up
 	printf "\tlast_pid_at_init=%s\ttasks=%s\tkthreads=%s", last_pid, tasks, kthreads

@@ -131,7 +131,7 @@ test_job_fields() {
 	kv_load f "$j"
 	expect_eq "append" "${f[append]}" "nr_cpus=40 maxcpus=2 x=y" || rc=1
 	expect_eq "pid_max" "${f[pid_max]}" 40960 || rc=1
-	expect_eq "line_clamped" "${f[line_clamped]}" no || rc=1
+	expect_eq "line_min" "${f[line_min]}" 320 || rc=1
 	expect_eq "timeout" "${f[timeout]}" 61 || rc=1
 	if job_for 40 2 0 1 0 "append=a"$'\t'"b" >/dev/null 2>&1; then
 		echo "a TAB in a value was accepted"

@@ -54,7 +54,7 @@ test_report_counts_missing_boots() {
 		echo "KTAP lacks the failed check as a subtest"
 		rc=1
 	}
-	expect_eq "checks.csv" "$(grep -c '^b-hotplug-255,.*,fail,' "$out/checks.csv")" 4 || rc=1
+	expect_eq "checks.csv" "$(grep -c '^b-hotplug-255,.*,fail,' "$out/checks.csv")" 3 || rc=1
 	expect_eq "junit cases" "$(grep -c '<testcase ' "$out/results.xml")" 4 || rc=1
 	grep -q '<testsuite name="pid_max sweep" tests="4" failures="3" skipped="0">' "$out/results.xml" || {
 		echo "junit suite line: $(grep '<testsuite ' "$out/results.xml")"
@@ -92,18 +92,17 @@ test_report_reproduces_itself() {
 	# And what the second run wrote is what the boots say: the recorded
 	# 255-CPU boot passes every check of the full kernel (no KUnit suite:
 	# a skip); against the small kernel (BASE_SMALL: pid_max and its
-	# limit 32768, clamped) the four checks of those values fail.
+	# limit 32768, clamped) the three checks of those values fail.
 	local c want="boot,tier,variant,check,result,reason" k
 	for k in a b; do
 		for c in timeout panic final_marker guest_checks kunit log_scan possible_cpus \
-			online_cpus pid_max pid_max_min pid_max_max boot_line boot_line_inputs sysctl_setting; do
+			online_cpus pid_max pid_max_min pid_max_max boot_line sysctl_setting; do
 			want+=$'\n'"$k-hotplug-255,hotplug,$([[ $k == a ]] && echo full || echo small),$c,"
 			case $k-$c in
 			*-kunit) want+="skip,the kernel is built without CONFIG_PID_MAX_KUNIT_TEST" ;;
 			b-pid_max) want+='fail,"pid_max 261120, expected 32768"' ;;
 			b-pid_max_max) want+='fail,"pid_max_max 4194304, expected 32768"' ;;
 			b-boot_line) want+='fail,"boot line default/minimum 261120/2040, expected 32768/2040"' ;;
-			b-boot_line_inputs) want+='fail,"boot line nr_cpu_ids/clamped 255/no, expected 255/yes"' ;;
 			*) want+="ok," ;;
 			esac
 		done

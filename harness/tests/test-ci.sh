@@ -135,3 +135,14 @@ test_qemu_accel_keeps_the_verdict() {
 			"$(grep -x -A1 -e -accel -e -enable-kvm "$args" | grep -v -e '^--$' | paste -sd' ')" "$want"
 	done
 }
+
+# The judge's list of KUnit cases is the suite's: every KUNIT_CASE() of
+# the KUnit patch of both series, in order, and nothing else.
+test_kunit_cases_match_the_series() {
+	local want series got
+	want=$(grep -v '^#' "$HARNESS/config/kunit-pid_max.cases")
+	for series in "$HARNESS/.." "$HARNESS/../mainline"; do
+		got=$(cat "$series"/*.patch | sed -n 's/^+\tKUNIT_CASE(\([a-z0-9_]*\)),$/\1/p')
+		expect_eq "the cases of $(basename "$(realpath "$series")")" "$got" "$want"
+	done
+}

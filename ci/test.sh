@@ -27,6 +27,8 @@ STEPS=(
 	"series-6.1|linux-source-6.1, quilt|20 s|patch --fuzz=0, quilt push -a, checkpatch --strict"
 	"series-6.12|linux-source-6.12, quilt|30 s|the same on 6.12"
 	"series-7.3|linux-source-7.3 (fetched), quilt|40 s|mainline/'s series on 7.3: the same checks (a SKIP if trixie-backports is unreachable)"
+	"prefixes-6.1|linux-source-6.1, quilt, gcc|1.5 min|every prefix of the series compiles on its own with W=1 (kernel/pid.o, the KUnit suite as a module), no new warning"
+	"prefixes-7.3|linux-source-7.3 (fetched), quilt, gcc|2.5 min|the same for mainline/'s series on 7.3, with the pid_namespace selftests (a SKIP if trixie-backports is unreachable)"
 	"kunit-uml|linux-source-6.1, gcc|5 min|the suite through the kernel's own kunit.py run under UML (a build of its own)"
 	"kunit-exec-6.1|sweep-6.1's kernel (built if need be)|2 s|kunit.py exec: the suite on the sweep's kernel, booted by kunit.py"
 	"kunit-uml-7.3|linux-source-7.3 (fetched), gcc|5 min|the same on 7.3 with mainline/'s series (a SKIP if trixie-backports is unreachable)"
@@ -64,7 +66,7 @@ CI_ONLINE=1,2,4,8,16,32,33,64,255
 # under 5 minutes once the kernels are built. kunit: the suite through
 # the kernel's own kunit.py, run under UML and exec'd.
 declare -A STEP_GROUPS=(
-	[all]="shellcheck self-tests series-6.1 series-6.12 series-7.3 sweep-6.1 kunit-exec-6.1 baseline-6.1 wide-6.1 mutants-6.1 sweep-6.12 sweep-7.3 kunit-exec-7.3 sweep-debian sweep-debian-7.3 kunit-parse"
+	[all]="shellcheck self-tests series-6.1 series-6.12 series-7.3 prefixes-6.1 prefixes-7.3 sweep-6.1 kunit-exec-6.1 baseline-6.1 wide-6.1 mutants-6.1 sweep-6.12 sweep-7.3 kunit-exec-7.3 sweep-debian sweep-debian-7.3 kunit-parse"
 	[kunit]="kunit-uml kunit-uml-7.3 kunit-exec-6.1 kunit-exec-7.3"
 	[quick]="shellcheck self-tests series-6.1 series-6.12 series-7.3 boot-6.1 boot-6.12 boot-7.3"
 )
@@ -94,6 +96,10 @@ step_command() {
 	series-6.1) CMD=(ci/check-series.sh 6.1) ;;
 	series-6.12) CMD=(ci/check-series.sh 6.12) ;;
 	series-7.3) CMD=(ci/check-series.sh --mainline) ;;
+	# 6.12 takes 6.1's series unchanged (series-6.12 applies it): its
+	# prefixes are 6.1's, compiled once.
+	prefixes-6.1) CMD=(ci/build-prefixes.sh 6.1) ;;
+	prefixes-7.3) CMD=(ci/build-prefixes.sh 7.3) ;;
 	kunit-uml) CMD=(ci/kunit-uml.sh) ;;
 	kunit-uml-7.3) CMD=(ci/kunit-uml.sh --tree 7.3) ;;
 	# kunit.py exec on the kernel a sweep step built: CI's kunit.py runs.

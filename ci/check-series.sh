@@ -93,15 +93,16 @@ check "quilt_push_all_$tree" bash -c "cd '$work' && QUILT_PATCHES=patches quilt 
 # patch's absolute path: given a relative path to a file git tracks in
 # the current directory, checkpatch checks the file as source instead.
 # One warning may stand, and is named here: FILE_PATH_CHANGES ("does
-# MAINTAINERS need updating?") on the patch that adds kernel/pid_test.c,
-# since MAINTAINERS has no entry for kernel/pid.c and a contributor does
-# not add one (the patch says so below its "---"). And UNKNOWN_COMMIT_ID
+# MAINTAINERS need updating?") on the patch that adds kernel/pid_test.c
+# and kernel/pid_internal.h, since MAINTAINERS has no entry for
+# kernel/pid.c and a contributor does not add one (the patch says so
+# below its "---"). And UNKNOWN_COMMIT_ID
 # is left out: Debian's tarball has no git history, so checkpatch cannot
 # look up the commits a message cites; how it cites them (12 hex digits
 # and the quoted subject) is still checked, as GIT_COMMIT_ID.
 for p in "${patches[@]}"; do
 	if grep -q '^new file mode' "$SERIES_DIR/$p"; then
-		echo "# $p adds a file: checkpatch's FILE_PATH_CHANGES warning stands (no MAINTAINERS entry for kernel/pid.c)"
+		echo "# $p adds files: checkpatch's FILE_PATH_CHANGES warning stands (no MAINTAINERS entry for kernel/pid.c)"
 	fi
 	check "checkpatch_strict_$tree ${p%.patch}" \
 		bash -c "cd '$work' && scripts/checkpatch.pl --strict -q --ignore FILE_PATH_CHANGES,UNKNOWN_COMMIT_ID '$SERIES_DIR/$p'"

@@ -66,15 +66,8 @@ main() {
 	tree_row "$tree" >/dev/null || usage_error "no tree '$tree' in harness/trees"
 	mkdir -p "$build"
 	build=$(cd "$build" && pwd)
-	tarball=$(tree_tarball "$build" "$tree") || rc=$?
-	if ((rc == 3)); then
-		printf 'KTAP version 1\n1..1\nok 1 prefixes_%s # SKIP the source of tree %s is unreachable (harness/trees)\n' \
-			"$tree" "$tree"
-		summary_line 0 0 1
-		return 0
-	fi
-	((rc == 0)) || die "no source for tree $tree (see above)"
-	[[ -r $tarball ]] || die "$tarball is missing: apt-get install linux-source-$tree"
+	tree_tarball_ktap "$build" "$tree" "prefixes_$tree" tarball || rc=$?
+	((rc != 3)) || return 0
 	local series src dir
 	series=$(tree_series_dir "$tree")
 	src="$build/prefixes-$tree/src" dir="$build/prefixes-$tree/obj"

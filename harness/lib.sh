@@ -392,6 +392,24 @@ tree_tarball() {
 	echo "$root/usr/src/linux-source-$2.tar.xz"
 }
 
+# tree_tarball_ktap BUILD TREE TEST VAR: for a script that reports in
+# KTAP, the tree's tarball (tree_tarball) into VAR. When the tree's suite
+# is unreachable, prints a KTAP run of one TEST skipped with that reason
+# and returns 3; dies when the tarball cannot be had otherwise.
+tree_tarball_ktap() {
+	local -n _ttk_into=$4
+	local _ttk_rc=0
+	_ttk_into=$(tree_tarball "$1" "$2") || _ttk_rc=$?
+	if ((_ttk_rc == 3)); then
+		printf 'KTAP version 1\n1..1\nok 1 %s # SKIP the source of tree %s is unreachable (harness/trees)\n' \
+			"$3" "$2"
+		summary_line 0 0 1
+		return 3
+	fi
+	((_ttk_rc == 0)) || die "no source for tree $2 (see above)"
+	[[ -r $_ttk_into ]] || die "$_ttk_into is missing: apt-get install linux-source-$2"
+}
+
 # harness/machines gives each machine a job may name its QEMU arguments;
 # $PIDMAX_MACHINES points at another table.
 MACHINE_TABLE=${PIDMAX_MACHINES:-$HARNESS_LIB_DIR/machines}

@@ -65,3 +65,23 @@ test_sweep_unreachable_tree_skips() {
 	expect_eq "last line" "$(tail -n 1 <<<"$out")" "0 passed, 0 failed, 2 skipped" || return 1
 	expect_eq "skips" "$(grep -c '# SKIP trixie-backports is unreachable: no kernel of tree 7.3 to boot' "$TMP/sweep/results.ktap")" 2
 }
+
+# The checks that need a tree's source say so when its suite is
+# unreachable: one KTAP SKIP with the reason, exit 0, nothing built.
+test_tree_checks_unreachable_skip() {
+	needs apt-get apt
+	local out cmd rc=0
+	for cmd in "ci/build-prefixes.sh --build-dir $TMP/b 7.3" "ci/kunit-uml.sh --build-dir $TMP/b --tree 7.3"; do
+		# shellcheck disable=SC2086 # the command's words
+		out=$(PIDMAX_MIRROR=http://127.0.0.1:9/debian "$HARNESS/../"$cmd 2>/dev/null) || {
+			echo "$cmd failed: $out"
+			rc=1
+			continue
+		}
+		[[ $out == *"# SKIP the source of tree 7.3 is unreachable (harness/trees)"*"0 passed, 0 failed, 1 skipped" ]] || {
+			echo "$cmd: $out"
+			rc=1
+		}
+	done
+	return $rc
+}

@@ -35,20 +35,10 @@ else
 	tree=${1:-6.1}
 	in_words "$tree" "$(kernel_trees)" || usage_error "TREE is one of $(kernel_trees) (harness/kernels), not '$tree'"
 fi
-rc=0
-tarball=$(tree_tarball "$REPO/build" "$tree") || rc=$?
-if ((rc == 3)); then
-	printf 'KTAP version 1\n1..1\nok 1 series_%s # SKIP %s is unreachable: no linux-source-%s\n' \
-		"$tree" "$(tree_row "$tree" | cut -d' ' -f1)" "$tree"
-	summary_line 0 0 1
-	exit 0
-fi
-((rc == 0)) || exit "$rc"
+rc=0 tarball=""
+tree_tarball_ktap "$REPO/build" "$tree" "series_$tree" tarball || rc=$?
+((rc != 3)) || exit 0
 SERIES_DIR=$(tree_series_dir "$tree")
-[[ -r $tarball ]] || {
-	echo "${0##*/}: error: $tarball is missing: apt-get install linux-source-$tree" >&2
-	exit 1
-}
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -176,7 +176,10 @@ main() {
 	else
 		# kunit.py run --arch x86_64 boots in QEMU: under the
 		# accelerator the probe chose with the sweep's kernel.
-		[[ $arch == um ]] || use_probed_accel "$(sweep_kernel "$tree")"
+		if [[ $arch != um ]]; then
+			kdir=$(sweep_kernel "$tree")
+			use_probed_accel "$kdir"
+		fi
 		run_in_tree "$tree" "$tarball" "$log"
 	fi
 	verdict "$name" "$log" "${ACCEL:+under $ACCEL}"

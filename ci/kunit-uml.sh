@@ -68,7 +68,7 @@ run_in_tree() {
 # --fewest-kernels boots), built as the sweep builds it.
 sweep_kernel() {
 	local tree=$1 name
-	name=$(kernel_pick "$tree" full hotplug fewest) || die "harness/kernels has no full kernel of tree $tree"
+	name=$(kernel_pick "$tree" x86_64 full hotplug fewest) || die "harness/kernels has no full kernel of tree $tree"
 	[[ $(kernel_initrd_mode "$tree" "$name") != builtin ]] ||
 		"$REPO/harness/build-initramfs.sh" "$build" >/dev/null
 	"$REPO/harness/build-kernel.sh" "$build" "$tree" "$name" ||

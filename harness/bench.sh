@@ -115,9 +115,9 @@ per_id_ratio() {
 # The kernels of the table's 6.1 full variant: the 1..255 tiers', the
 # possible tier's, the wide tiers'.
 local k_main k_possible k_wide
-k_main=$(kernel_pick 6.1 full hotplug each) &&
-	k_possible=$(kernel_pick 6.1 full possible each) &&
-	k_wide=$(kernel_pick 6.1 full wide-online each) ||
+k_main=$(kernel_pick 6.1 x86_64 full hotplug each) &&
+	k_possible=$(kernel_pick 6.1 x86_64 full possible each) &&
+	k_wide=$(kernel_pick 6.1 x86_64 full wide-online each) ||
 	die "the kernel table has no 6.1 full kernels for every tier"
 
 rm -rf "$build" "$out/boots"

@@ -6,10 +6,11 @@
 # JOB is a job line (plan.sh); its kernel, initrd, accel (tcg or kvm;
 # TCG on one host thread up to 64 vCPUs, see accel_arg),
 # smp (QEMU's -smp: "N" or "N,maxcpus=M"), machine (a row of
-# harness/machines: pc, the default; wide; vmware), qemu (default: $QEMU or
-# qemu-system-x86_64), mem, timeout, append (extra kernel parameters)
-# and initrd_extra (a cpio archive on top of the initramfs) fields say
-# how. Writes the console to LOG
+# harness/machines: pc, the default; wide; vmware; virt), qemu (default:
+# $QEMU or the machine's architecture's, harness/arches), mem, timeout,
+# append (extra kernel parameters), initrd_extra (a cpio archive on top
+# of the initramfs) and holes (a CPU list: the machine's device tree
+# without those CPUs' enable method, holes-dtb.sh) fields say how. Writes the console to LOG
 # and "qemu_exit=.. timed_out=0|1 seconds=.." to LOG.meta. A guest still
 # running after its timeout is killed by its own pid. The harness's
 # kernel command line carries no pid_max setting; only a job's append
@@ -37,8 +38,13 @@ for key in kernel initrd smp mem timeout accel; do
 done
 kernel=${job[kernel]} initrd=${job[initrd]} smp=${job[smp]}
 timeout=${job[timeout]} accel=${job[accel]}
+# The machine's own arguments are a row of harness/machines, its
+# architecture's emulator, console and parameters one of harness/arches.
+args=()
+machine_args "${job[machine]:-pc}" args || die "the job's machine: see above"
+arch_row "$MACHINE_ARCH" || die "the machine ${job[machine]:-pc}'s architecture: see above"
 # A job may name its own QEMU (the wide tiers: QEMU 10, fetch-qemu.sh).
-qemu=${job[qemu]:-${QEMU:-qemu-system-x86_64}}
+qemu=${job[qemu]:-${QEMU:-$ARCH_QEMU}}
 
 [[ -r $kernel ]] || die "kernel $kernel is not readable"
 # "builtin": the kernel carries its initramfs (the wide kernels).
@@ -59,7 +65,7 @@ if [[ -n $extra ]]; then
 	fi
 fi
 command -v "$qemu" >/dev/null ||
-	die "$qemu not found: apt-get install qemu-system-x86"
+	die "$qemu not found: apt-get install ${ARCH_PACKAGES%%,*}"
 [[ $smp =~ ^[0-9]+(,maxcpus=[0-9]+)?$ ]] ||
 	die "smp must be N or N,maxcpus=M, not '$smp'"
 [[ $timeout =~ ^[1-9][0-9]*$ ]] || die "timeout must be seconds, not '$timeout'"
@@ -69,14 +75,15 @@ tcg | kvm) ;;
 *) die "unknown accelerator '$accel'" ;;
 esac
 
-# lpj= skips delay-loop calibration and tsc=reliable the clocksource
-# watchdog: both cost seconds per CPU under TCG. Expedited RCU grace
+# The architecture's parameters come first (harness/arches: on x86, lpj=
+# skips delay-loop calibration and tsc=reliable the clocksource
+# watchdog, both seconds per CPU under TCG). Expedited RCU grace
 # periods save about 0.3 s of a one-CPU boot. Emulated CPUs on a busy
 # host can starve RCU's kthread past the default 21 s stall warning,
 # which is the emulator's pace, not a kernel fault: a real stall still
 # shows as a hang past the boot's timeout. panic=-1 turns a panic into a
 # reset, which -no-reboot turns into a QEMU exit.
-append="console=ttyS0 lpj=10000000 tsc=reliable rcupdate.rcu_expedited=1"
+append="console=$ARCH_CONSOLE${ARCH_APPEND:+ $ARCH_APPEND} rcupdate.rcu_expedited=1"
 append+=" rcupdate.rcu_cpu_stall_timeout=120 panic=-1"
 append+=${job[append]:+ ${job[append]}}
 
@@ -112,11 +119,15 @@ trap cleanup INT TERM HUP
 # BOOT_STYLE=kunit boots the way the kernel's kunit.py boots x86_64 (a
 # bzImage, 1 GiB, QEMU's default accelerator options, console=ttyS0 and
 # nothing else): bench.sh's reference.
-# The machine's own arguments are a row of harness/machines.
-args=()
-machine_args "${job[machine]:-pc}" args || die "the job's machine: see above"
 accel_arg "$accel" "${smp%%,*}"
 args+=(-accel "$ACCEL_ARG" -m "${job[mem]}")
+# holes: the machine's own device tree for this -smp and -m, less the
+# enable method of those CPUs (the possible map's holes).
+if [[ -n ${job[holes]:-} ]]; then
+	"$HARNESS/holes-dtb.sh" "$log.dtb" "${job[holes]}" "$qemu" "${args[@]}" -smp "$smp" ||
+		die "no device tree with holes ${job[holes]} (see above)"
+	args+=(-dtb "$log.dtb")
+fi
 if [[ ${BOOT_STYLE:-} == kunit ]]; then
 	args=(-m 1024)
 	append="console=ttyS0${job[append]:+ ${job[append]}}"
@@ -151,6 +162,7 @@ fi
 qpid=
 end=$EPOCHREALTIME
 [[ -z $extra || $initrd == builtin ]] || rm -f "$log.initrd"
+[[ -z ${job[holes]:-} ]] || rm -f "$log.dtb"
 # A QEMU that never started leaves no log: an empty one to parse.
 [[ -e $log ]] || : >"$log"
 # EPOCHREALTIME has six decimals: the difference in microseconds,

@@ -2,24 +2,40 @@
 # build-initramfs.sh - pack busybox-static and guest-init.sh into the
 # initramfs every guest boots, with the kernel's own gen_init_cpio.
 #
-# Usage: harness/build-initramfs.sh BUILD_DIR
+# Usage: harness/build-initramfs.sh [--arch A] BUILD_DIR
 # Prints the path of the cpio archive; rebuilds it only when busybox or
-# guest-init.sh changed.
+# guest-init.sh changed. The host's busybox-static serves x86-64; for
+# another architecture of harness/arches Debian's busybox-static of
+# that architecture is fetched (fetch-deb.sh --arch, never installed)
+# and the archive is BUILD_DIR/initramfs-A.cpio. guest-init.sh is the
+# one init of every architecture.
 set -euo pipefail
 
 HARNESS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=harness/lib.sh
 . "$HARNESS/lib.sh"
 
-USAGE="Usage: harness/build-initramfs.sh BUILD_DIR
-Pack busybox-static and guest-init.sh into BUILD_DIR/initramfs.cpio."
-parse_options "$USAGE" "" "$@"
-set -- "${OPTS[@]:1}"
+USAGE="Usage: harness/build-initramfs.sh [--arch A] BUILD_DIR
+Pack busybox-static and guest-init.sh into BUILD_DIR/initramfs.cpio
+(initramfs-A.cpio for an architecture A other than x86_64)."
+parse_options "$USAGE" "arch:" "$@"
+set -- "${OPTS[@]}"
+arch=x86_64
+[[ $1 != --arch ]] || { arch=$2; shift 2; }
+shift
 (($# == 1)) || usage_error "expects BUILD_DIR"
+arch_row "$arch" || usage_error "--arch: see above"
 build=$1
-busybox=${BUSYBOX:-/bin/busybox} # the self-tests point it elsewhere
 gen="$build/bin/gen_init_cpio"
 out="$build/initramfs.cpio"
+busybox=${BUSYBOX:-/bin/busybox} # the self-tests point it elsewhere
+if [[ $arch != x86_64 ]]; then
+	out="$build/initramfs-$arch.cpio"
+	# bookworm: the suite of the host (and of debian_mirror in lib.sh).
+	root=$("$HARNESS/fetch-deb.sh" --arch "$ARCH_DEBIAN" "$build/deb-busybox-$arch" \
+		bookworm busybox-static) || die "no busybox-static for $arch (see above)"
+	busybox=$root/bin/busybox
+fi
 
 [[ -x $busybox ]] || die "$busybox is missing: apt-get install busybox-static"
 # (no grep -q on a pipe: under pipefail its early exit fails the pipe)

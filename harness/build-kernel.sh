@@ -1,10 +1,14 @@
 #!/bin/bash
 # build-kernel.sh - unpack Debian's kernel tree, apply the series with
-# quilt, configure tinyconfig + harness/config fragments, build vmlinux.
+# quilt, configure tinyconfig + harness/config fragments, build the
+# image QEMU boots (vmlinux on x86-64, Image on arm64: harness/arches).
 #
-# Usage: harness/build-kernel.sh [--stock] BUILD_DIR TREE BUILD [MUTANT_PATCH]
+# Usage: harness/build-kernel.sh [--stock] [--arch A] BUILD_DIR TREE BUILD [MUTANT_PATCH]
 #   TREE, BUILD  a row of the kernel table (harness/kernels): BUILD's
 #            name gives its fragments, the row where its initramfs goes
+#   --arch A  the row's architecture (default x86_64), cross-compiled
+#            with harness/arches' compiler; its folders are named
+#            TREE-A-BUILD (kernel_name)
 #   MUTANT_PATCH  a patch pushed on top of the series (harness/mutants.sh);
 #            its vmlinux goes to kernel-TREE-BUILD-mutant/
 #   --stock  the same configuration without the series (the baseline),
@@ -12,7 +16,7 @@
 #   --bzimage  also a bzImage beside vmlinux (bench.sh's reference boot)
 # The tree's source and series come from harness/trees; a tree fetched
 # from an unreachable suite exits 3.
-# Prints the directory holding vmlinux and its .config. Each step runs
+# Prints the directory holding the image and its .config. Each step runs
 # again only when its inputs (tarball, series, fragments) have changed;
 # the kernel's own make keeps the rebuild incremental.
 set -euo pipefail
@@ -25,32 +29,40 @@ HARNESS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=harness/lib.sh
 . "$HARNESS/lib.sh"
 
-USAGE="Usage: harness/build-kernel.sh [--stock] BUILD_DIR TREE BUILD [MUTANT_PATCH]
-Build the vmlinux of TREE's BUILD (a row of harness/kernels, such as
+USAGE="Usage: harness/build-kernel.sh [--stock] [--arch A] BUILD_DIR TREE BUILD [MUTANT_PATCH]
+Build the image of TREE's BUILD (a row of harness/kernels, such as
 6.1 full-maxsmp-wide) with the series, under BUILD_DIR; print the directory
-of vmlinux and .config.
+of the image (vmlinux, or arm64's Image) and .config.
+  --arch A  a row of harness/arches (default x86_64)
   --stock  build it from the pristine tree instead (no series): the
            baseline's kernel, in kernel-TREE-BUILD-stock
   --bzimage  also build a bzImage, beside vmlinux"
-local stock=0 bzimage=0
-parse_options "$USAGE" "stock,bzimage" "$@"
+local stock=0 bzimage=0 arch=x86_64
+parse_options "$USAGE" "stock,bzimage,arch:" "$@"
 set -- "${OPTS[@]}"
 while [[ $1 != -- ]]; do
 	case $1 in
 	--stock) stock=1 ;;
 	--bzimage) bzimage=1 ;;
+	--arch) arch=$2; shift ;;
 	esac
 	shift
 done
 shift
+arch_row "$arch" || usage_error "--arch: see above"
+((bzimage == 0)) || [[ $arch == x86_64 ]] || usage_error "--bzimage is x86's"
 (($# == 3 || $# == 4)) || usage_error "expects BUILD_DIR TREE BUILD [MUTANT_PATCH]"
 ((stock == 0 || $# == 3)) || usage_error "--stock builds no mutant"
 build=$1 tree=$2 variant=$3 mutant=${4:-}
 mkdir -p "$build"
 build=$(cd "$build" && pwd)
 local initrd_mode
-initrd_mode=$(kernel_initrd_mode "$tree" "$variant") ||
-	die "no build '$variant' of tree '$tree' in $KERNEL_TABLE (its trees: $(kernel_trees))"
+initrd_mode=$(kernel_initrd_mode "$tree" "$variant" "$arch") ||
+	die "no build '$variant' of tree '$tree' for $arch in $KERNEL_TABLE (its trees: $(kernel_trees "$arch"))"
+# Each make and merge_config.sh builds for the row's architecture.
+export ARCH=$ARCH_MAKE CROSS_COMPILE=$ARCH_CROSS
+[[ -z $ARCH_CROSS ]] || command -v "${ARCH_CROSS}gcc" >/dev/null ||
+	die "${ARCH_CROSS}gcc not found: harness/deps.sh build $arch installs it"
 common="$HARNESS/config/pidmax.config"
 # A tree may need its own spelling of a variant: 6.12 has no BASE_FULL.
 # Each -EXTRA of the build's name (VARIANT-EXTRA-...) adds
@@ -59,10 +71,16 @@ base=${variant%%-*}
 frag="$HARNESS/config/variant-$base-$tree.config"
 [[ -r $frag ]] || frag="$HARNESS/config/variant-$base.config"
 [[ -r $frag ]] || die "build '$variant' of $KERNEL_TABLE: no $frag"
-frags=("$common" "$frag")
+# The architecture's own options (config/arch-ARCH.config) follow the
+# common ones.
+frags=("$common" "$HARNESS/config/arch-$arch.config" "$frag")
+[[ -r ${frags[1]} ]] || die "no ${frags[1]} for $arch"
 # A tree may spell the common fragment differently: config/tree-TREE.config
-# comes after it (a later line wins).
-[[ ! -r $HARNESS/config/tree-$tree.config ]] || frags+=("$HARNESS/config/tree-$tree.config")
+# comes after it (a later line wins), then config/tree-TREE-ARCH.config.
+local f
+for f in "tree-$tree" "tree-$tree-$arch"; do
+	[[ ! -r $HARNESS/config/$f.config ]] || frags+=("$HARNESS/config/$f.config")
+done
 local extra
 local -a extras=()
 IFS=- read -r -a extras <<<"${variant#"$base"}"
@@ -87,10 +105,12 @@ tarball=${PIDMAX_TARBALL:-$(tree_tarball "$build" "$tree")} || rc=$?
 SERIES_DIR=${PIDMAX_SERIES_DIR:-$(tree_series_dir "$tree")} || die "no series for tree $tree"
 
 mkdir -p "$build/logs"
-log="$build/logs/build-$tree-$variant.log"
+local name
+name=$(kernel_name "$tree" "$variant" "$arch")
+log="$build/logs/build-$name.log"
 src="$build/src/linux-source-$tree"
-obj="$build/obj-$tree-$variant"
-out="$build/kernel-$tree-$variant"
+obj="$build/obj-$name"
+out="$build/kernel-$name"
 if [[ -n $mutant ]]; then
 	[[ -r $mutant ]] || die "mutant patch $mutant is not readable"
 	out="$out-mutant"
@@ -204,7 +224,7 @@ if [[ $initrd_mode == builtin ]]; then
 fi
 config_id=$(hash_of "${frags[@]}")-$tar_id
 if [[ ! -f $obj/.config || $(cat "$obj/.harness-config" 2>/dev/null) != "$config_id" ]]; then
-	info "configuring $tree/$variant"
+	info "configuring $tree/$variant ($arch)"
 	mkdir -p "$obj"
 	rm -f "$obj/.harness-config"
 	run "make tinyconfig" make -C "$src" O="$obj" tinyconfig
@@ -215,20 +235,21 @@ if [[ ! -f $obj/.config || $(cat "$obj/.harness-config" 2>/dev/null) != "$config
 	echo "$config_id" >"$obj/.harness-config"
 fi
 
-# 4. The kernel itself.
+# 4. The kernel itself: harness/arches' IMAGE, by its file name.
 build_id=$series_id-$config_id$cpio_id
-local -a targets=(vmlinux)
+local image=${ARCH_IMAGE##*/}
+local -a targets=("$image")
 ((bzimage == 0)) || targets+=(bzImage)
 local stale=0
-[[ -f $out/vmlinux && $(cat "$out/.harness-build" 2>/dev/null) == "$build_id" ]] || stale=1
+[[ -f $out/$image && $(cat "$out/.harness-build" 2>/dev/null) == "$build_id" ]] || stale=1
 ((bzimage == 0)) || [[ -f $out/bzImage ]] || stale=1
 if ((stale)); then
-	info "building $tree/$variant (log: $log)"
+	info "building $tree/$variant for $arch (log: $log)"
 	run "kernel build" make -C "$src" O="$obj" -j"$(nproc)" "${targets[@]}"
 	mkdir -p "$out"
 	rm -f "$out/.harness-build" "$out/bzImage"
-	cp "$obj/vmlinux" "$out/vmlinux.tmp"
-	mv "$out/vmlinux.tmp" "$out/vmlinux"
+	cp "$obj/$ARCH_IMAGE" "$out/$image.tmp"
+	mv "$out/$image.tmp" "$out/$image"
 	((bzimage == 0)) || cp "$obj/arch/x86/boot/bzImage" "$out/bzImage"
 	cp "$obj/.config" "$out/.config"
 	echo "$build_id" >"$out/.harness-build"

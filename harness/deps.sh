@@ -1,11 +1,13 @@
 #!/bin/bash
 # deps.sh - make sure the Debian packages the harness needs are installed.
 #
-# Usage: harness/deps.sh [build|test|self]
+# Usage: harness/deps.sh [build|test|self] [ARCH...]
 #   build: what building the kernel and booting guests needs
 #   test:  that, plus what the self-tests and series checks need
 #   self:  what the lint and the self-tests alone need (no kernel tree,
 #          QEMU or gnuplot: the self-tests that need them are skips)
+#   ARCH:  an architecture of harness/arches whose packages (its cross
+#          compiler, emulator, dtc) are wanted too
 # As root it installs what is missing with apt-get; otherwise it names
 # the exact command to run and fails.
 set -euo pipefail
@@ -21,11 +23,11 @@ SELF_PKGS=(shellcheck python3 python3-yaml gawk coreutils)
 
 # shellcheck source=harness/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-USAGE="Usage: harness/deps.sh [build|test|self]
-Install (as root) or name the Debian packages the harness needs."
+USAGE="Usage: harness/deps.sh [build|test|self] [ARCH...]
+Install (as root) or name the Debian packages the harness needs, with
+those of each architecture ARCH (harness/arches)."
 parse_options "$USAGE" "" "$@"
 set -- "${OPTS[@]:1}"
-(($# <= 1)) || usage_error "expects at most one of build, test or self"
 mode=${1:-build}
 case $mode in
 build) want=("${BUILD_PKGS[@]}") ;;
@@ -33,6 +35,12 @@ test) want=("${BUILD_PKGS[@]}" "${TEST_PKGS[@]}") ;;
 self) want=("${SELF_PKGS[@]}") ;;
 *) usage_error "wants build, test or self, not '$mode'" ;;
 esac
+(($# == 0)) || shift
+for a; do
+	arch_row "$a" || usage_error "ARCH: see above"
+	IFS=, read -r -a pkgs <<<"$ARCH_PACKAGES"
+	want+=("${pkgs[@]}")
+done
 
 missing=()
 for pkg in "${want[@]}"; do

@@ -90,10 +90,23 @@ judge_boot() {
 	else
 		judge_check final_marker ok
 	fi
-	if [[ ${r[notoks]:-0} != 0 ]]; then
-		judge_check guest_checks fail "guest checks failed: ${r[failed]:-?}"
-	elif [[ ${r[plan]:-none} == none || ${r[oks]:-0} != "${r[plan]}" ]]; then
-		judge_check guest_checks fail "${r[oks]:-0} guest results for a plan of ${r[plan]:-none}"
+	# The selftests of a job that records them (selftests_judged=no)
+	# count as results, whatever their outcome.
+	local failed=${r[failed]:-none} notoks=${r[notoks]:-0} oks=${r[oks]:-0} f recorded=""
+	if [[ ${j[selftests_judged]:-} == no && $failed != none ]]; then
+		failed=""
+		for f in ${r[failed]//,/ }; do
+			if [[ $f == selftest_* ]]; then
+				recorded+=${recorded:+,}${f#selftest_} notoks=$((notoks - 1)) oks=$((oks + 1))
+			else
+				failed+=${failed:+,}$f
+			fi
+		done
+	fi
+	if ((notoks != 0)); then
+		judge_check guest_checks fail "guest checks failed: ${failed:-?}"
+	elif [[ ${r[plan]:-none} == none || $oks != "${r[plan]}" ]]; then
+		judge_check guest_checks fail "$oks guest results for a plan of ${r[plan]:-none}"
 	else
 		judge_check guest_checks ok
 	fi
@@ -145,9 +158,13 @@ judge_boot() {
 	fi
 
 	[[ -z ${j[pidns]:-} ]] || judge_pidns
-	# The kernel's own selftests: every one packed passed (not skipped).
-	[[ -z ${j[selftests]:-} ]] ||
+	# The kernel's own selftests: every one packed passed (not skipped),
+	# or their outcome recorded (selftests_judged=no).
+	if [[ -n ${j[selftests]:-} && ${j[selftests_judged]:-} == no ]]; then
+		judge_check selftests skip "recorded, not judged: ${r[selftests_ok]:-0} of ${j[selftests]} passed${recorded:+, failed: $recorded}"
+	elif [[ -n ${j[selftests]:-} ]]; then
 		judge_expect selftests "kernel selftests passed:" "${r[selftests_ok]:-0}" "${j[selftests]}"
+	fi
 
 	local verdict=pass reason="" l
 	if [[ ${r[timed_out]:-0} == 1 ]]; then

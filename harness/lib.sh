@@ -36,6 +36,34 @@ DEFAULT_WIDE_ONLINE=256,288,384,512
 DEFAULT_WIDE_HOTPLUG=512,1024,2048,4096
 # shellcheck disable=SC2034
 MAX_Q35_CPUS=4096
+# Each architecture's default lists, DEFAULT_TIER_ARCH (arch_defaults):
+# x86-64's are the ones above. arm64 (QEMU's virt, no hotplug, 512 vCPUs
+# at most): one CPU online of N across the edge at 32/33 up to 512, all
+# online up to 64 (TCG runs many online vCPUs on two host cores slowly,
+# docs/speed.md), and holes in the possible map at 8 (below the edge),
+# 64 and 256.
+# shellcheck disable=SC2034
+DEFAULT_HOTPLUG_x86_64=all DEFAULT_ONLINE_x86_64=$DEFAULT_ONLINE DEFAULT_HOLES_x86_64=""
+# shellcheck disable=SC2034
+DEFAULT_HOTPLUG_arm64=1,2,8,32,33,64,128,256,512 DEFAULT_ONLINE_arm64=1,2,4,8,16,32,33,64
+# shellcheck disable=SC2034
+DEFAULT_HOLES_arm64=8,64,256
+# The x86-64 tiers arm64 has no counterpart of: none by default.
+# shellcheck disable=SC2034
+DEFAULT_POSSIBLE_arm64="" DEFAULT_WIDE_ONLINE_arm64="" DEFAULT_WIDE_HOTPLUG_arm64="" DEFAULT_SCENARIOS_arm64=no
+# shellcheck disable=SC2034
+DEFAULT_POSSIBLE_x86_64=$DEFAULT_POSSIBLE DEFAULT_WIDE_ONLINE_x86_64=$DEFAULT_WIDE_ONLINE
+# shellcheck disable=SC2034
+DEFAULT_WIDE_HOTPLUG_x86_64=$DEFAULT_WIDE_HOTPLUG DEFAULT_SCENARIOS_x86_64=yes
+
+# arch_default TIER ARCH: the default list of TIER (HOTPLUG, ONLINE,
+# HOLES, POSSIBLE, WIDE_ONLINE, WIDE_HOTPLUG, or SCENARIOS: yes or no)
+# on ARCH.
+arch_default() {
+	local v="DEFAULT_$1_$2"
+	[[ -v $v ]] || die "no default $1 list for $2 (DEFAULT_$1_$2 in lib.sh)"
+	echo "${!v}"
+}
 
 # die MESSAGE: a runtime error; exit 1.
 die() {
@@ -288,10 +316,7 @@ kconfig_pid_params() {
 		echo "kernel config '$file' is not readable" >&2
 		return 1
 	}
-	grep -q '^CONFIG_X86=y' "$file" || {
-		echo "kernel config '$file' is not an x86 config" >&2
-		return 1
-	}
+	kconfig_arch "$file" >/dev/null || return 1
 	case $(kconfig_get "$file" BASE_SMALL) in
 	1 | y) small=1 ;;
 	*) small=0 ;;
@@ -345,7 +370,7 @@ pidns_scope() {
 KERNEL_TABLE=${PIDMAX_KERNELS:-$HARNESS_LIB_DIR/kernels}
 # Every tier a row's BOOTS may list.
 # shellcheck disable=SC2034 # read by the scripts that source lib.sh
-TIERS="hotplug online scenario possible wide-online wide-hotplug"
+TIERS="hotplug online scenario possible wide-online wide-hotplug holes"
 
 # harness/trees says where each tree's source comes from and which
 # series it takes; $PIDMAX_TREES points at another (the self-tests').
@@ -415,8 +440,9 @@ tree_tarball_ktap() {
 MACHINE_TABLE=${PIDMAX_MACHINES:-$HARNESS_LIB_DIR/machines}
 
 # machine_args NAME ARRAY: QEMU's arguments for machine NAME, a word an
-# element of ARRAY; fails with a message naming the known machines when
-# NAME is not one. (No awk: boot-guest.sh reads it once a boot.)
+# element of ARRAY, and MACHINE_ARCH its architecture; fails with a
+# message naming the known machines when NAME is not one. (No awk:
+# boot-guest.sh reads it once a boot.)
 machine_args() {
 	[[ -r $MACHINE_TABLE ]] || die "the machine table $MACHINE_TABLE is missing"
 	local -n _ma_into=$2
@@ -426,7 +452,9 @@ machine_args() {
 		((${#_ma_row[@]})) && [[ ${_ma_row[0]} != \#* ]] || continue
 		_ma_names+=${_ma_names:+, }${_ma_row[0]}
 		if [[ ${_ma_row[0]} == "$1" ]]; then
-			_ma_into=("${_ma_row[@]:1}")
+			# shellcheck disable=SC2034 # read by the caller
+			MACHINE_ARCH=${_ma_row[1]:-}
+			_ma_into=("${_ma_row[@]:2}")
 			return 0
 		fi
 	done <"$MACHINE_TABLE"
@@ -434,65 +462,136 @@ machine_args() {
 	return 1
 }
 
-# kernel_rows [TREE]: the table's rows, "TREE VARIANT BUILD INITRD
-# BOOTS" a line, of TREE alone when given; a malformed row is an error.
+# harness/arches gives each architecture its compiler, image, emulator,
+# console and packages; $PIDMAX_ARCHES points at another table.
+ARCH_TABLE=${PIDMAX_ARCHES:-$HARNESS_LIB_DIR/arches}
+
+# arch_row ARCH: set ARCH_KCONFIG, ARCH_MAKE, ARCH_CROSS, ARCH_IMAGE,
+# ARCH_QEMU, ARCH_CONSOLE, ARCH_MACHINE, ARCH_FIRMWARE, ARCH_DEBIAN,
+# ARCH_MAXCPUS, ARCH_PACKAGES (comma-separated) and ARCH_APPEND from
+# ARCH's row of harness/arches,
+# "-" read as empty; fails with a message naming the known
+# architectures. (No awk: boot-guest.sh reads it once a boot.)
+# shellcheck disable=SC2034 # the ARCH_* are read by the callers
+arch_row() {
+	[[ -r $ARCH_TABLE ]] || die "the architecture table $ARCH_TABLE is missing"
+	local -a _ar=()
+	local _ar_names="" _ar_i
+	while read -r -a _ar || ((${#_ar[@]})); do
+		((${#_ar[@]})) && [[ ${_ar[0]} != \#* ]] || continue
+		_ar_names+=${_ar_names:+, }${_ar[0]}
+		[[ ${_ar[0]} == "$1" ]] || continue
+		((${#_ar[@]} >= 13)) || {
+			printf '%s: the row of %s wants ARCH KCONFIG MAKE CROSS IMAGE QEMU CONSOLE MACHINE FIRMWARE DEBIAN MAXCPUS PACKAGES APPEND\n' \
+				"$ARCH_TABLE" "$1" >&2
+			return 1
+		}
+		for _ar_i in "${!_ar[@]}"; do
+			[[ ${_ar[_ar_i]} != - ]] || _ar[_ar_i]=""
+		done
+		ARCH_KCONFIG=${_ar[1]} ARCH_MAKE=${_ar[2]} ARCH_CROSS=${_ar[3]}
+		ARCH_IMAGE=${_ar[4]} ARCH_QEMU=${_ar[5]} ARCH_CONSOLE=${_ar[6]}
+		ARCH_MACHINE=${_ar[7]} ARCH_FIRMWARE=${_ar[8]} ARCH_DEBIAN=${_ar[9]}
+		ARCH_MAXCPUS=${_ar[10]} ARCH_PACKAGES=${_ar[11]} ARCH_APPEND=${_ar[*]:12}
+		return 0
+	done <"$ARCH_TABLE"
+	printf 'unknown architecture "%s" (%s: %s)\n' "$1" "$ARCH_TABLE" "$_ar_names" >&2
+	return 1
+}
+
+# arch_names: the table's architectures, a word each.
+arch_names() {
+	[[ -r $ARCH_TABLE ]] || die "the architecture table $ARCH_TABLE is missing"
+	awk '!/^[[:space:]]*(#|$)/ { printf "%s%s", (n++ ? " " : ""), $1 } END { print "" }' "$ARCH_TABLE"
+}
+
+# kconfig_arch CONFIG: the architecture of harness/arches whose KCONFIG
+# symbol the .config sets; fails when none is.
+kconfig_arch() {
+	local a
+	for a in $(arch_names); do
+		arch_row "$a" || return 1
+		if [[ $(kconfig_get "$1" "$ARCH_KCONFIG") == y ]]; then
+			echo "$a"
+			return 0
+		fi
+	done
+	echo "$1 sets none of the architectures of $ARCH_TABLE" >&2
+	return 1
+}
+
+# kernel_rows [TREE [ARCH]]: the table's rows of ARCH (default x86_64),
+# "TREE VARIANT BUILD INITRD BOOTS" a line, of TREE alone when given
+# (an empty TREE: every tree); a malformed row is an error.
 kernel_rows() {
 	[[ -r $KERNEL_TABLE ]] || die "the kernel table $KERNEL_TABLE is missing"
-	awk -v t="${1:-}" -v f="$KERNEL_TABLE" -v tiers=" $TIERS " '
+	awk -v t="${1:-}" -v a="${2:-x86_64}" -v f="$KERNEL_TABLE" -v tiers=" $TIERS " -v arches=" $(arch_names) " '
 		/^[[:space:]]*(#|$)/ { next }
 		{
-			ok = NF == 5 && $4 ~ /^(builtin|external)$/
-			n = split($5, b, ",")
+			ok = NF == 6 && $5 ~ /^(builtin|external)$/ && index(arches, " " $2 " ")
+			n = split($6, b, ",")
 			for (i = 1; i <= n; i++)
 				if (index(tiers, " " b[i] " ") == 0) ok = 0
 		}
 		!ok {
-			printf "%s:%d: want TREE VARIANT BUILD builtin|external TIER,TIER...\n", f, NR > "/dev/stderr"
+			printf "%s:%d: want TREE ARCH VARIANT BUILD builtin|external TIER,TIER...\n", f, NR > "/dev/stderr"
 			bad = 1; exit 1
 		}
-		t == "" || $1 == t { print $1, $2, $3, $4, $5 }
+		(t == "" || $1 == t) && $2 == a { print $1, $3, $4, $5, $6 }
 		END { exit bad }' "$KERNEL_TABLE"
 }
 
-# kernel_trees: the table's trees ("6.1 6.12"); kernel_variants TREE:
-# that tree's variants ("full small").
+# kernel_trees [ARCH]: the table's trees of ARCH ("6.1 6.12");
+# kernel_variants TREE [ARCH]: that tree's variants ("full small").
 kernel_trees() {
 	local rows
-	rows=$(kernel_rows) || return 1
+	rows=$(kernel_rows "" "${1:-}") || return 1
 	awk '!s[$1]++ { printf "%s%s", (n++ ? " " : ""), $1 } END { print "" }' <<<"$rows"
 }
 kernel_variants() {
 	local rows
-	rows=$(kernel_rows "$1") || return 1
+	rows=$(kernel_rows "$1" "${2:-}") || return 1
 	awk '!s[$2]++ { printf "%s%s", (n++ ? " " : ""), $2 } END { print "" }' <<<"$rows"
 }
 
-# kernel_builds TREE VARIANT: the variant's builds, in the table's order.
+# kernel_builds TREE VARIANT [ARCH]: the variant's builds, in the
+# table's order.
 kernel_builds() {
 	local rows
-	rows=$(kernel_rows "$1") || return 1
+	rows=$(kernel_rows "$1" "${3:-}") || return 1
 	awk -v v="$2" '$2 == v { print $3 }' <<<"$rows"
 }
 
-# kernel_initrd_mode TREE BUILD: the row's INITRD (builtin: the
+# kernel_initrd_mode TREE BUILD [ARCH]: the row's INITRD (builtin: the
 # initramfs goes inside the kernel), or fail when the table has no such
 # build.
 kernel_initrd_mode() {
 	local rows
-	rows=$(kernel_rows "$1") || return 1
+	rows=$(kernel_rows "$1" "${3:-}") || return 1
 	awk -v b="$2" '$3 == b { print $4; f = 1; exit } END { exit !f }' <<<"$rows"
 }
 
-# kernel_plan TREE VARIANT MODE TIER...: which of the variant's builds
-# boot which TIERs, a line "BUILD TIER..." per build needed, in the
-# table's order. A tier boots on the first row of the variant that lists
-# it (MODE each, the default sweep) or the last (MODE fewest: on 6.1 one
-# kernel a variant then boots every tier). Fails, naming the tier, when
-# no row lists it.
+# kernel_name TREE BUILD [ARCH]: what names a build's folders and boots:
+# TREE-BUILD on x86_64 (the names results and scripts already use),
+# TREE-ARCH-BUILD on any other architecture.
+kernel_name() {
+	if [[ ${3:-x86_64} == x86_64 ]]; then
+		echo "$1-$2"
+	else
+		echo "$1-$3-$2"
+	fi
+}
+
+# kernel_plan TREE ARCH VARIANT MODE TIER...: which of the variant's
+# builds boot which TIERs, a line "BUILD TIER..." per build needed, in
+# the table's order. A tier boots on the first row of the variant that
+# lists it (MODE each, the default sweep) or the last (MODE fewest: on
+# 6.1 one kernel a variant then boots every tier). Fails, naming the
+# tier, when no row lists it.
 kernel_plan() {
 	local rows
-	rows=$(kernel_rows "$1") || return 1
-	awk -v v="$2" -v last="$([[ $3 == fewest ]] && echo 1 || echo 0)" -v want="${*:4}" '
+	rows=$(kernel_rows "$1" "$2") || return 1
+	awk -v v="$3" -v last="$([[ $4 == fewest ]] && echo 1 || echo 0)" -v want="${*:5}" '
 		BEGIN { n = split(want, w, " ") }
 		$2 == v {
 			order[++m] = $3
@@ -515,10 +614,10 @@ kernel_plan() {
 		}' <<<"$rows"
 }
 
-# kernel_pick TREE VARIANT TIER MODE: the one build that boots TIER.
+# kernel_pick TREE ARCH VARIANT TIER MODE: the one build that boots TIER.
 kernel_pick() {
 	local line
-	line=$(kernel_plan "$1" "$2" "$4" "$3") || return 1
+	line=$(kernel_plan "$1" "$2" "$3" "$5" "$4") || return 1
 	echo "${line%% *}"
 }
 
@@ -590,9 +689,9 @@ kernel_detects_vmware() {
 	[[ $(kconfig_get "$1" HYPERVISOR_GUEST) == y && $(kconfig_get "$1" DMI) == y ]]
 }
 
-# expected_vars CPUS BASE_SMALL IS_64BIT: set EXP_MAX, EXP_MIN, EXP_LIMIT
-# and EXP_CLAMPED to what the patched kernel must compute for CPUS CPU
-# ids on x86 (4 KiB pages):
+# expected_vars CPUS BASE_SMALL IS_64BIT [MODEL]: set EXP_MAX, EXP_MIN,
+# EXP_LIMIT and EXP_CLAMPED to what a kernel must compute for CPUS (4 KiB
+# pages, on x86-64 and arm64 alike):
 #
 #   default = BASE_SMALL ? 4096 : 32768              (PID_MAX_DEFAULT)
 #   limit   = BASE_SMALL ? 4096 * 8 :
@@ -601,10 +700,20 @@ kernel_detects_vmware() {
 #   min     = min(pid_max, max(301, 8 * CPUS))       (RESERVED_PIDS + 1)
 #   clamped = 1 when either min() cut a value
 #
+# MODEL series (the default): the patched kernel, CPUS its nr_cpu_ids
+# (the highest possible CPU id + 1). MODEL stock: the kernel without the
+# series, CPUS its num_possible_cpus() (the possible CPUs, holes not
+# counted), and min not cut to pid_max (stock has no such clamp: with
+# BASE_SMALL past 4096 CPUs its minimum lies above pid_max).
+#
 # This is the formula, written down independently of the kernel source;
 # it must never be fed with values read back from a guest.
 expected_vars() {
-	local cpus=$1 small=$2 is64=$3 dflt want
+	local cpus=$1 small=$2 is64=$3 model=${4:-series} dflt want
+	[[ $model == series || $model == stock ]] || {
+		echo "expected_pid_max: MODEL is series or stock, not '$model'" >&2
+		return 1
+	}
 
 	if ! [[ $cpus =~ ^[0-9]+$ ]] || ((10#$cpus < 1)); then
 		echo "expected_pid_max: bad CPU count '$cpus'" >&2
@@ -633,14 +742,14 @@ expected_vars() {
 	want=$((8 * cpus))
 	((want < 301)) && want=301
 	EXP_MIN=$want
-	if ((EXP_MIN > EXP_MAX)); then
+	if [[ $model == series ]] && ((EXP_MIN > EXP_MAX)); then
 		EXP_MIN=$EXP_MAX
 		EXP_CLAMPED=1
 	fi
 	return 0
 }
 
-# expected_pid_max CPUS BASE_SMALL IS_64BIT: print
+# expected_pid_max CPUS BASE_SMALL IS_64BIT [MODEL]: print
 # "pid_max pid_max_min pid_max_limit clamped" (see expected_vars).
 expected_pid_max() {
 	expected_vars "$@" || return 1
@@ -682,17 +791,23 @@ kunit_missing() {
 # suite). SERIES is yes (the default: built here with the series) or
 # auto (any --kernel: the judge tells from its boot line).
 job_kernel() {
-	local params
+	local params arch
 	params=$(kconfig_pid_params "$2") || return 1
+	arch=$(kconfig_arch "$2") || return 1
 	# shellcheck disable=SC2086 # the three words of params
 	job_kernel_is "${@:1:5}" $params "${6:-yes}"
+	arch_row "$arch" || return 1
+	# The architecture's machine, unless a job names another.
+	JK_MACHINE=$ARCH_MACHINE
 }
 
 # job_kernel_is KERNEL CONFIG INITRD LABEL ACCEL BASE_SMALL IS_64BIT
-#               KUNIT [SERIES]: the same with the .config's facts given.
+#               KUNIT [SERIES]: the same with the .config's facts given
+# (an x86-64 kernel).
 job_kernel_is() {
 	JK_KERNEL=$1 JK_CONFIG=$2 JK_INITRD=$3 JK_LABEL=$4 JK_ACCEL=$5
 	JK_SMALL=$6 JK_IS64=$7 JK_KUNIT=$8 JK_SERIES=${9:-yes}
+	JK_MACHINE=pc
 	JK_VARIANT=full
 	((JK_SMALL)) && JK_VARIANT=small
 	return 0
@@ -701,18 +816,20 @@ job_kernel_is() {
 # make_job CASE TIER POSSIBLE ONLINE SMP [append=...] [pid_max=N]
 #          [sysctl_refused=1] [timeout=SECONDS] [series=yes|auto]
 #          [mem=SIZE] [machine=NAME] [qemu=FILE]
-#          [pidns_scope=global|namespace] [initrd_extra=CPIO selftests=N]:
-#          print the job line
-#          of boot LABEL-CASE
+#          [pidns_scope=global|namespace] [initrd_extra=CPIO selftests=N]
+#          [selftests_judged=no] [holes=LIST cpu_ids=N]:
+#          print the job line of boot LABEL-CASE
 # with QEMU's -smp SMP, where the guest must show POSSIBLE possible and
 # ONLINE online CPUs. The expected values come from the formula for
-# POSSIBLE CPU ids and the .config given to job_kernel; pid_max=N is the
+# POSSIBLE CPU ids (cpu_ids=N: N, where holes=LIST leaves those CPU ids
+# out of the possible map) and the .config given to job_kernel; pid_max=N is the
 # value /proc must show instead (a sysctl.kernel.pid_max= override, the
 # boot line still shows the formula's). The timeout is generous unless
 # given: a one-CPU boot takes 1-3 s, 255 CPUs online under 60 s.
 # pidns_scope= adds the child pid namespace check (pidns_fields);
 # initrd_extra= with selftests=N gives the guest N of the kernel's own
-# selftests in a cpio archive on top of its initramfs, each to pass.
+# selftests in a cpio archive on top of its initramfs, each to pass
+# (selftests_judged=no: their outcome is recorded, not judged).
 make_job() {
 	(($# >= 5)) || {
 		echo "make_job: CASE TIER POSSIBLE ONLINE SMP [KEY=VALUE...]" >&2
@@ -720,7 +837,8 @@ make_job() {
 	}
 	local case=$1 tier=$2 possible=$3 online=$4 smp=$5 a
 	local -A x=([append]="" [pid_max]="" [sysctl_refused]=0 [timeout]="" [series]=""
-		[mem]=512M [machine]=pc [qemu]="" [pidns_scope]="" [initrd_extra]="" [selftests]="")
+		[mem]=512M [machine]=$JK_MACHINE [qemu]="" [pidns_scope]="" [initrd_extra]="" [selftests]=""
+		[selftests_judged]="" [holes]="" [cpu_ids]="")
 	shift 5
 	for a; do
 		[[ $a == *=* && -v x[${a%%=*}] ]] || {
@@ -729,10 +847,12 @@ make_job() {
 		}
 		x[${a%%=*}]=${a#*=}
 	done
-	expected_vars "$possible" "$JK_SMALL" "$JK_IS64" || return 1
+	expected_vars "${x[cpu_ids]:-$possible}" "$JK_SMALL" "$JK_IS64" || return 1
 	local -a more=()
 	[[ -z ${x[pidns_scope]} ]] || pidns_fields "${x[pidns_scope]}" "${x[pid_max]:-$EXP_MAX}"
 	[[ -z ${x[selftests]} ]] || more+=("initrd_extra=${x[initrd_extra]}" "selftests=${x[selftests]}")
+	[[ -z ${x[selftests_judged]} ]] || more+=("selftests_judged=${x[selftests_judged]}")
+	[[ -z ${x[holes]} ]] || more+=("holes=${x[holes]}" "cpu_ids=${x[cpu_ids]}")
 	kv_line "name=$JK_LABEL-$case" "tier=$tier" "variant=$JK_VARIANT" \
 		"label=$JK_LABEL" "kernel=$JK_KERNEL" "config=$JK_CONFIG" \
 		"initrd=$JK_INITRD" "accel=$JK_ACCEL" "smp=$smp" "mem=${x[mem]}" \

@@ -126,7 +126,7 @@ mutant_cell() {
 	local -a dirs=() builds=() opts=()
 	local -A only=([hotplug]="hotplug:$HOTPLUG" [online]="online:${online:-$ONLINE}")
 	[[ -z $possible ]] || only[possible]="possible:$possible"
-	plan=$(kernel_plan "$tree" "$2" "$pick" "${!only[@]}") || die "$KERNEL_TABLE, tree $tree: see above"
+	plan=$(kernel_plan "$tree" x86_64 "$2" "$pick" "${!only[@]}") || die "$KERNEL_TABLE, tree $tree: see above"
 	mapfile -t builds <<<"$plan"
 	for line in "${builds[@]}"; do
 		read -r b tiers <<<"$line"

@@ -16,12 +16,18 @@ USAGE="Usage: harness/plan.sh --kernel FILE --config FILE --initrd FILE
                        [--series yes|auto] [--possible LIST]
                        [--wide-online LIST] [--wide-hotplug LIST]
                        [--wide-qemu FILE] [--selftests \"CPIO N\"]
-Print the job list of one kernel, a boot a line:
-  hotplug    -smp 1,maxcpus=N for each N of --cpus (default: all,
-             1-$MAX_QEMU_CPUS): N possible CPUs, one online; under TCG
-             a kernel since 6.3 boots it on the machine vmware
+                       [--holes LIST] [--selftests-unchanged \"CPIO N\"]
+Print the job list of one kernel, a boot a line. The kernel's .config
+names its architecture (harness/arches), and with it the machine its
+boots run on and how that machine describes its CPUs (FIRMWARE):
+  hotplug    N possible CPUs, one online, for each N of --cpus (default:
+             all, 1 to the architecture's MAXCPUS). acpi (x86-64):
+             -smp 1,maxcpus=N, QEMU's not-present CPUs; under TCG a
+             kernel since 6.3 boots it on the machine vmware
              (harness/machines: boot names end in -vmware), needing
-             DMI and HYPERVISOR_GUEST, else the tier is a skip
+             DMI and HYPERVISOR_GUEST, else the tier is a skip. dt
+             (arm64, which QEMU cannot hotplug): -smp N and the
+             kernel's maxcpus=1
   online     -smp N for each N of --online (default: $DEFAULT_ONLINE)
   possible   -smp 1 and possible_cpus=N on the kernel command line for
              each N of --possible (default: none; up to $MAX_NR_CPUS): N CPU
@@ -43,6 +49,16 @@ Print the job list of one kernel, a boot a line:
   selftests  (--selftests \"CPIO N\", with the scenarios) one boot, one
              CPU: the kernel's own N pid_namespace selftests of CPIO
              (build-selftests.sh), each a KTAP line that must pass
+  holes      (dt only) for each N of --holes (at least 4): -smp N,
+             maxcpus=1 and a device tree without the enable method of
+             cpu@1 to cpu@N/4 (holes-NNN-h1-Q: N - N/4 possible CPUs,
+             nr_cpu_ids N), and a control with the holes at the top
+             (holes-NNN-hA-B: nr_cpu_ids N - N/4); with --selftests,
+             the machine of the first N above 32 (else the last) also
+             runs them (-selftests), and with
+             --selftests-unchanged those of CPIO, recorded, not judged
+             (-selftests-unchanged: the tree's own, on a patched
+             kernel)
 LIST is like 1,2,32-34,255 or all; \"\" plans no boot of that tier.
 --initrd is the guests' initramfs, unless the kernel carries its own
 (CONFIG_INITRAMFS_SOURCE): then every job has initrd=builtin.
@@ -58,7 +74,8 @@ main() {
 	local kernel="" config="" initrd="" label="" accel=tcg
 	local cpus_list=all cpus_given=0 online_list=$DEFAULT_ONLINE
 	local scenarios=yes series=yes possible_list="" wide_online="" wide_hotplug="" wide_qemu="" selftests=""
-	parse_options "$USAGE" "kernel:,config:,initrd:,label:,accel:,cpus:,online:,scenarios:,series:,possible:,wide-online:,wide-hotplug:,wide-qemu:,selftests:" "$@"
+	local holes_list="" unchanged=""
+	parse_options "$USAGE" "kernel:,config:,initrd:,label:,accel:,cpus:,online:,scenarios:,series:,possible:,wide-online:,wide-hotplug:,wide-qemu:,selftests:,holes:,selftests-unchanged:" "$@"
 	set -- "${OPTS[@]}"
 	while (($#)); do
 		case $1 in
@@ -76,6 +93,8 @@ main() {
 		--wide-hotplug) wide_hotplug=$2 ;;
 		--wide-qemu) wide_qemu=$2 ;;
 		--selftests) selftests=$2 ;;
+		--holes) holes_list=$2 ;;
+		--selftests-unchanged) unchanged=$2 ;;
 		--) shift; break ;;
 		esac
 		shift 2
@@ -83,10 +102,14 @@ main() {
 	(($# == 0)) || usage_error "unexpected operand '$1'"
 	[[ -n $kernel && -n $config && -n $initrd ]] ||
 		usage_error "--kernel, --config and --initrd are required"
-	local hotplug online possible
-	hotplug=$(parse_cpu_list "$cpus_list") || usage_error "--cpus: see above"
+	[[ -r $config ]] || die "$config is not readable"
+	local arch hotplug online possible holes
+	arch=$(kconfig_arch "$config") || die "cannot plan for $config"
+	arch_row "$arch" || die "cannot plan for $config"
+	hotplug=$(parse_cpu_list "$cpus_list" "$ARCH_MAXCPUS") || usage_error "--cpus: see above"
 	possible=$(parse_cpu_list "$possible_list" "$MAX_NR_CPUS") || usage_error "--possible: see above"
-	online=$(parse_cpu_list "$online_list") || usage_error "--online: see above"
+	online=$(parse_cpu_list "$online_list" "$ARCH_MAXCPUS") || usage_error "--online: see above"
+	holes=$(parse_cpu_list "$holes_list" "$ARCH_MAXCPUS" 4) || usage_error "--holes: see above"
 	wide_online=$(parse_cpu_list "$wide_online" "$MAX_Q35_CPUS") || usage_error "--wide-online: see above"
 	wide_hotplug=$(parse_cpu_list "$wide_hotplug" "$MAX_Q35_CPUS" "$MIN_WIDE_HOTPLUG") ||
 		usage_error "--wide-hotplug: see above (N above the 256 CPUs QEMU is given)"
@@ -102,15 +125,33 @@ main() {
 	yes | auto) ;;
 	*) usage_error "--series wants yes or auto, not '$series'" ;;
 	esac
-	[[ -z $selftests || $selftests =~ ^/[^\ ]+\ [1-9][0-9]*$ ]] ||
-		usage_error "--selftests wants \"CPIO N\" (an absolute path and a count), not '$selftests'"
+	local st
+	for st in selftests:"$selftests" selftests-unchanged:"$unchanged"; do
+		[[ ${st#*:} == "" || ${st#*:} =~ ^/[^\ ]+\ [1-9][0-9]*$ ]] ||
+			usage_error "--${st%%:*} wants \"CPIO N\" (an absolute path and a count), not '${st#*:}'"
+	done
 	[[ -n $label ]] || label=$(basename "$kernel")
 	[[ $label =~ ^[A-Za-z0-9._+-]+$ ]] ||
 		usage_error "--label '$label': use letters, digits and . _ + - only"
+	# KVM runs the host's own architecture only.
+	[[ $arch == "$(uname -m)" ]] || accel=tcg
 	# A kernel with its initramfs inside boots without -initrd.
 	job_kernel "$kernel" "$config" "$(kernel_initrd "$config" "$initrd")" "$label" "$accel" "$series" ||
 		die "cannot plan for $config"
 
+	# A device tree machine (arm64): its own tiers.
+	if [[ $ARCH_FIRMWARE == dt ]]; then
+		dt_tiers "$hotplug" "$online" "$holes" "$selftests" "$unchanged"
+		local t
+		for t in "possible:$possible" "wide-online:$wide_online" "wide-hotplug:$wide_hotplug" \
+			"scenario:$([[ $scenarios == no ]] || echo yes)"; do
+			[[ -z ${t#*:} ]] ||
+				make_skip "${t%%:*}" "${t%%:*}" "$arch boots a device tree: the ${t%%:*} tier is x86-64's (the MADT, possible_cpus=, q35)"
+		done
+		return 0
+	fi
+	[[ -z $holes ]] ||
+		make_skip holes holes "$arch describes its CPUs in ACPI's MADT: the holes tier needs a device tree (FIRMWARE dt in harness/arches)"
 	# Under TCG a kernel since 6.3 sees only QEMU's present CPUs (see
 	# tcg_counts_hotplug_cpus in lib.sh) on the PC: its hotplug tier
 	# boots on the machine vmware (harness/machines) when the kernel can
@@ -166,6 +207,45 @@ main() {
 	# The kernel's own pid_namespace selftests, one CPU.
 	[[ -z $selftests ]] ||
 		make_job selftests scenario 1 1 1 "initrd_extra=${selftests% *}" "selftests=${selftests#* }"
+}
+
+# dt_tiers HOTPLUG ONLINE HOLES SELFTESTS UNCHANGED: the jobs of a
+# device tree machine (arm64's virt), where QEMU has no not-present CPUs
+# and the kernel's maxcpus=1 keeps all but one of -smp N offline. A hole
+# is a cpu node without an enable method (holes-dtb.sh): arm64 leaves
+# its id out of the possible map, so num_possible_cpus() counts N - Q
+# while nr_cpu_ids stays N, the highest possible id + 1. Each N of HOLES
+# gets Q = N/4 holes at cpu@1..cpu@Q, and a control with the same count
+# at the top (cpu@N-Q..cpu@N-1), where nr_cpu_ids is N - Q as well. The
+# selftests (SELFTESTS, UNCHANGED: "CPIO N" each) run on the machine
+# with holes below the top of the first N above 32 (where pid_max scales
+# and the holes change it), else of the last N.
+dt_tiers() {
+	local n q st=""
+	for n in $3; do
+		[[ -n $st ]] && ((st > 32)) || st=$n
+	done
+	for n in $1; do
+		make_job "$(printf 'hotplug-%03d' "$n")" hotplug "$n" 1 "$n" append=maxcpus=1
+	done
+	for n in $2; do
+		make_job "$(printf 'online-%03d' "$n")" online "$n" "$n" "$n"
+	done
+	local name
+	for n in $3; do
+		q=$((n / 4))
+		name=$(printf 'holes-%03d-h1-%d' "$n" "$q")
+		make_job "$name" holes $((n - q)) 1 "$n" append=maxcpus=1 "holes=1-$q" "cpu_ids=$n"
+		make_job "$(printf 'holes-%03d-h%d-%d' "$n" $((n - q)) $((n - 1)))" holes $((n - q)) 1 "$n" \
+			append=maxcpus=1 "holes=$((n - q))-$((n - 1))" "cpu_ids=$((n - q))"
+		((n == st)) || continue
+		[[ -z $4 ]] ||
+			make_job "$name-selftests" holes $((n - q)) 1 "$n" append=maxcpus=1 "holes=1-$q" \
+				"cpu_ids=$n" "initrd_extra=${4% *}" "selftests=${4#* }"
+		[[ -z $5 ]] ||
+			make_job "$name-selftests-unchanged" holes $((n - q)) 1 "$n" append=maxcpus=1 \
+				"holes=1-$q" "cpu_ids=$n" "initrd_extra=${5% *}" "selftests=${5#* }" selftests_judged=no
+	done
 }
 
 # possible_tier COUNTS CONFIG SLOTS: the jobs of the possible tier. Each

@@ -4,13 +4,13 @@
 # kernel's plan. Sourced by sweep-smp.sh (after lib.sh), never run; the
 # functions read and set sweep-smp.sh main's variables.
 
-# shellcheck disable=SC2034 # read by sweep-smp.sh
+# shellcheck disable=SC2034,SC2154 # read by sweep-smp.sh; lib.sh's DEFAULT_*
 USAGE="Usage: harness/sweep-smp.sh [OPTION]...
 Boot QEMU guests with 1 to 8192 possible CPUs and check that pid_max is
 max(32768, 1024 * nr_cpu_ids) clamped to PID_MAX_LIMIT in each.
 
-Five tiers (none puts a pid_max setting on the kernel command line),
-and six scenario boots:
+Five tiers on x86-64 (none puts a pid_max setting on the kernel command
+line), and six scenario boots:
   hotplug   -smp 1,maxcpus=N: N possible CPUs, one online (fast), 1..255
             (6.12 and 7.3 under TCG: on the machine vmware,
             harness/machines, the only one where they count them)
@@ -20,13 +20,27 @@ and six scenario boots:
             8192: the 6.1 kernels of harness/kernels)
   wide-online, wide-hotplug  past 255 CPUs the firmware describes, up
             to 4096, on QEMU 10 (see --wide-online, --wide-hotplug)
+Three on arm64 (--arch arm64: QEMU's virt with GICv3, up to 512 CPUs):
+  hotplug   -smp N and the kernel's maxcpus=1: N possible, one online
+            (QEMU hotplugs no arm64 CPU), default $DEFAULT_HOTPLUG_arm64
+  online    -smp N, default $DEFAULT_ONLINE_arm64
+  holes     -smp N, maxcpus=1 and QEMU's device tree less the enable
+            method of cpu@1..cpu@N/4: CPU ids never possible, so
+            nr_cpu_ids (N) exceeds the possible count (N - N/4), beside
+            a control with the holes at the top; default $DEFAULT_HOLES_arm64
+            (see --holes)
 
 Options:
+  --arch A         the architecture: x86_64 (default) or arm64
+                   (harness/arches), cross-built and booted under TCG;
+                   each tier's default list is the architecture's
   --only TIER:LIST boot only these tiers, each at its LIST (repeatable;
                    every tier not named is off): hotplug, online,
-                   possible, wide-online, wide-hotplug, and scenarios
-                   (no LIST). One boot: --only online:8. Not with the
-                   tiers' own options below
+                   possible, wide-online, wide-hotplug, holes, and
+                   scenarios (no LIST). One boot: --only online:8. Not
+                   with the tiers' own options below
+  --holes LIST     holes tier CPU counts N, at least 4 (arm64;
+                   default: $DEFAULT_HOLES_arm64); \"\" skips the tier
   --cpus LIST      hotplug tier CPU counts (default: all = 1-255);
                    LIST is like 1,2,32-34,255; \"\" skips the tier
   --online LIST    online tier CPU counts
@@ -95,7 +109,7 @@ harness/report.sh DIR judges a finished folder again without booting."
 only_tiers() {
 	local t
 	cpus_list="" cpus_given=1 online_list="" possible_list="" scenarios=no
-	wide_online="" wide_hotplug=""
+	wide_online="" wide_hotplug="" holes_list=""
 	for t; do
 		case $t in
 		hotplug:*) cpus_list=${t#*:} ;;
@@ -103,8 +117,9 @@ only_tiers() {
 		possible:*) possible_list=${t#*:} ;;
 		wide-online:*) wide_online=${t#*:} ;;
 		wide-hotplug:*) wide_hotplug=${t#*:} ;;
+		holes:*) holes_list=${t#*:} ;;
 		scenarios) scenarios=yes ;;
-		*) usage_error "--only wants TIER:LIST (hotplug, online, possible, wide-online, wide-hotplug) or scenarios, not '$t'" ;;
+		*) usage_error "--only wants TIER:LIST (hotplug, online, possible, wide-online, wide-hotplug, holes) or scenarios, not '$t'" ;;
 		esac
 	done
 }
@@ -112,13 +127,29 @@ only_tiers() {
 # wanted_tiers: the tiers main's options ask for (TIERS's names).
 wanted_tiers() {
 	local -a w=()
-	[[ -z $(parse_cpu_list "$cpus_list") ]] || w+=(hotplug)
-	[[ -z $(parse_cpu_list "$online_list") ]] || w+=(online)
+	[[ -z $(parse_cpu_list "$cpus_list" "$ARCH_MAXCPUS") ]] || w+=(hotplug)
+	[[ -z $(parse_cpu_list "$online_list" "$ARCH_MAXCPUS") ]] || w+=(online)
 	[[ $scenarios != yes ]] || w+=(scenario)
 	[[ -z $possible_list ]] || w+=(possible)
 	[[ -z $wide_online ]] || w+=(wide-online)
 	[[ -z $wide_hotplug ]] || w+=(wide-hotplug)
+	[[ -z $holes_list ]] || w+=(holes)
 	echo "${w[*]}"
+}
+
+# arch_defaults: every tier list no option named ("default") becomes
+# the architecture's (arch_default in lib.sh); under --only every tier
+# has its list already.
+arch_defaults() {
+	[[ $cpus_list != default ]] || cpus_list=$(arch_default HOTPLUG "$arch")
+	[[ $online_list != default ]] || online_list=$(arch_default ONLINE "$arch")
+	[[ $holes_list != default ]] || holes_list=$(arch_default HOLES "$arch")
+	[[ $possible_list != default ]] || possible_list=$(arch_default POSSIBLE "$arch")
+	[[ $wide_online != default ]] || wide_online=$(arch_default WIDE_ONLINE "$arch")
+	[[ $wide_hotplug != default ]] || wide_hotplug=$(arch_default WIDE_HOTPLUG "$arch")
+	[[ $scenarios != default ]] || scenarios=$(arch_default SCENARIOS "$arch")
+	# A default hotplug list other than "all" is given to plan.sh.
+	[[ $cpus_list == all ]] || cpus_given=1
 }
 
 # plan_options TIERS: set PLAN_OPTS to plan.sh's options for a kernel
@@ -136,23 +167,26 @@ plan_options() {
 		--online "$(! in_words online "$1" || echo "$online_list")"
 		--possible "$(! in_words possible "$1" || echo "$possible_list")"
 		--wide-online "$(! in_words wide-online "$1" || echo "$wide_online")"
-		--wide-hotplug "$(! in_words wide-hotplug "$1" || echo "$wide_hotplug")")
+		--wide-hotplug "$(! in_words wide-hotplug "$1" || echo "$wide_hotplug")"
+		--holes "$(! in_words holes "$1" || echo "$holes_list")")
 }
 
 # read_options ARG...: main's options into main's variables.
 read_options() {
-	parse_options "$USAGE" "fewest-kernels,only:,cpus:,online:,possible:,jobs:,kernel:,config:,tree:,variant:,accel:,scenarios:,build-dir:,out:,list,shard:,baseline,wide-online:,wide-hotplug:" "$@"
+	parse_options "$USAGE" "fewest-kernels,only:,cpus:,online:,possible:,jobs:,kernel:,config:,tree:,variant:,accel:,scenarios:,build-dir:,out:,list,shard:,baseline,wide-online:,wide-hotplug:,holes:,arch:" "$@"
 	set -- "${OPTS[@]}"
 	while (($#)); do
 		case $1 in
 		--only) only+=("$2") ;;
-		--cpus | --online | --possible | --wide-online | --wide-hotplug | --scenarios)
+		--cpus | --online | --possible | --wide-online | --wide-hotplug | --scenarios | --holes)
 			tier_given=$1 ;;&
 		--cpus) cpus_list=$2 cpus_given=1 ;;
 		--online) online_list=$2 ;;
 		--possible) possible_list=$2 ;;
 		--wide-online) wide_online=$2 ;;
 		--wide-hotplug) wide_hotplug=$2 ;;
+		--holes) holes_list=$2 ;;
+		--arch) arch=$2 ;;
 		--jobs) jobs=$2 ;;
 		--kernel) kernel=$2 ;;
 		--config) config=$2 ;;
@@ -180,8 +214,9 @@ check_lists() {
 		[[ -z $tier_given ]] || usage_error "--only and $tier_given: name every tier with --only"
 		only_tiers "${only[@]}"
 	fi
-	parse_cpu_list "$cpus_list" >/dev/null || usage_error "--cpus: see above"
-	parse_cpu_list "$online_list" >/dev/null || usage_error "--online: see above"
+	parse_cpu_list "$cpus_list" "$ARCH_MAXCPUS" >/dev/null || usage_error "--cpus: see above"
+	parse_cpu_list "$online_list" "$ARCH_MAXCPUS" >/dev/null || usage_error "--online: see above"
+	parse_cpu_list "$holes_list" "$ARCH_MAXCPUS" 4 >/dev/null || usage_error "--holes: see above"
 	parse_cpu_list "$possible_list" "$MAX_NR_CPUS" >/dev/null || usage_error "--possible: see above"
 	wide_online=$(parse_cpu_list "$wide_online" "$MAX_Q35_CPUS") || usage_error "--wide-online: see above"
 	wide_hotplug=$(parse_cpu_list "$wide_hotplug" "$MAX_Q35_CPUS" "$MIN_WIDE_HOTPLUG") ||
@@ -195,7 +230,7 @@ check_lists() {
 	fi
 	[[ -n $out ]] || out="$REPO/results"
 	case $scenarios in yes | no) ;; *) usage_error "--scenarios wants yes or no, not '$scenarios'" ;; esac
-	[[ $(parse_cpu_list "$cpus_list")$(parse_cpu_list "$online_list")$possible_list$wide_online$wide_hotplug != "" ||
+	[[ $(parse_cpu_list "$cpus_list" "$ARCH_MAXCPUS")$(parse_cpu_list "$online_list" "$ARCH_MAXCPUS")$possible_list$wide_online$wide_hotplug$holes_list != "" ||
 		$scenarios == yes ]] ||
 		usage_error "every tier's list is empty and --scenarios is no: nothing to boot"
 }
@@ -227,9 +262,9 @@ debian_kernel() {
 # --accel, --kernel (debian fetched) and --config.
 check_kernel_options() {
 	local trees variants
-	trees=$(kernel_trees) || die "cannot read the kernel table"
-	in_words "$tree" "$trees" || usage_error "--tree wants one of $trees (harness/kernels), not '$tree'"
-	variants=$(kernel_variants "$tree")
+	trees=$(kernel_trees "$arch") || die "cannot read the kernel table"
+	in_words "$tree" "$trees" || usage_error "--tree wants one of $trees (harness/kernels, $arch), not '$tree'"
+	variants=$(kernel_variants "$tree" "$arch")
 	[[ $variant == all ]] || in_words "$variant" "$variants" ||
 		usage_error "--variant wants all or one of $variants, not '$variant'"
 	case $accel in auto | tcg | kvm) ;; *) usage_error "--accel wants auto, tcg or kvm, not '$accel'" ;; esac

@@ -31,37 +31,43 @@ REPO=$(dirname "$HARNESS")
 # shellcheck source=harness/sweep-kernels.sh
 . "$HARNESS/sweep-kernels.sh"
 
-local cpus_list=all cpus_given=0 online_list=$DEFAULT_ONLINE jobs=2
-local possible_list=$DEFAULT_POSSIBLE wide_online=$DEFAULT_WIDE_ONLINE wide_hotplug=$DEFAULT_WIDE_HOTPLUG
-local kernel="" config="" tree=6.1 variant=full accel=auto scenarios=yes
+# A tier's list is "default" until an option names it: then it is the
+# architecture's (arch_defaults, once --arch is known).
+local cpus_list=default cpus_given=0 online_list=default jobs=2 holes_list=default
+local possible_list=default wide_online=default wide_hotplug=default
+local kernel="" config="" tree=6.1 variant=full accel=auto scenarios=default arch=x86_64
 local build="$REPO/build" out="" list=0 shard="" baseline=0 tier_given="" pick=each kernel_missing=0
 local -a only=()
 read_options "$@"
 # Check every input before anything is built or booted.
+arch_row "$arch" || usage_error "--arch wants one of $(arch_names) (harness/arches), not '$arch'"
+arch_defaults
 check_lists
 check_kernel_options
 # (the self-tests point PIDMAX_DEPS at true: they need no package)
-"${PIDMAX_DEPS:-$HARNESS/deps.sh}" build
-((list)) || command -v "${QEMU:-qemu-system-x86_64}" >/dev/null ||
-	die "${QEMU:-qemu-system-x86_64} not found: apt-get install qemu-system-x86"
+"${PIDMAX_DEPS:-$HARNESS/deps.sh}" build "$arch"
+((list)) || command -v "${QEMU:-$ARCH_QEMU}" >/dev/null ||
+	die "${QEMU:-$ARCH_QEMU} not found: apt-get install ${ARCH_PACKAGES%%,*} (harness/deps.sh build $arch)"
 
 mkdir -p "$build"
 build=$(cd "$build" && pwd)
 # First: a kernel may carry it inside.
 local initrd
-initrd=$("$HARNESS/build-initramfs.sh" "$build")
+initrd=$("$HARNESS/build-initramfs.sh" --arch "$arch" "$build")
 # The kernels, each with the tiers it boots; QEMU 10 if a kernel boots
 # the wide tiers; the baseline's stock kernels.
 local -a kernels=() configs=() labels=() kbuilds=() ktiers=() stock_map=() unbuilt=()
-local series=yes wide_qemu="" selftests="" i
+local series=yes wide_qemu="" selftests="" unchanged="" i
 sweep_kernels
 wide_qemu=$(wide_qemu_for)
 selftests=$(selftests_for)
+unchanged=$(unchanged_selftests_for)
 ((baseline == 0)) || stock_kernels
 local -a probe_opt=()
 ((list == 0)) || probe_opt=(--no-probe)
-# Nothing built (the tree's suite unreachable): nothing to probe with.
-((${#kernels[@]})) || accel=tcg
+# Nothing built (the tree's suite unreachable): nothing to probe with;
+# KVM runs the host's own architecture only.
+((${#kernels[@]})) && [[ $arch == "$(uname -m)" ]] || accel=tcg
 if [[ $accel == auto ]]; then
 	accel=$("$HARNESS/accel.sh" "${probe_opt[@]}" \
 		"$build" "${kernels[0]}" "${configs[0]}" "$initrd")
@@ -77,7 +83,8 @@ for i in "${!kernels[@]}"; do
 	plan_options "${ktiers[i]}"
 	"$HARNESS/plan.sh" --kernel "${kernels[i]}" --config "${configs[i]}" \
 		--initrd "$initrd" --label "${labels[i]}" --accel "$accel" --series "$series" \
-		"${PLAN_OPTS[@]}" --wide-qemu "$wide_qemu" --selftests "$selftests" >>"$plan"
+		"${PLAN_OPTS[@]}" --wide-qemu "$wide_qemu" --selftests "$selftests" \
+		--selftests-unchanged "$unchanged" >>"$plan"
 done
 unbuilt_jobs >>"$plan"
 if ((list)); then

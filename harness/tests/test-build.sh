@@ -4,8 +4,8 @@
 
 test_check_config() {
 	local frag="$TMP/frag"
-	"$HARNESS/check-config.sh" "$FIX/config-6.1-full-kunit" \
-		"$HARNESS/config/pidmax.config" "$HARNESS/config/variant-full.config" || {
+	"$HARNESS/check-config.sh" "$FIX/config-6.1-full-kunit" "$HARNESS/config/pidmax.config" \
+		"$HARNESS/config/arch-x86_64.config" "$HARNESS/config/variant-full.config" || {
 		echo "the recorded full config fails its own fragments"
 		return 1
 	}

@@ -113,9 +113,12 @@ test_kconfig_params() {
 	expect_eq "32-bit" "$(kconfig_pid_params "$cfg")" "0 0 0" || rc=1
 	grep -v '^CONFIG_X86=' "$FIX/config-6.1-full" >"$cfg"
 	if kconfig_pid_params "$cfg" 2>/dev/null; then
-		echo "accepted a non-x86 config"
+		echo "accepted a config of no architecture in harness/arches"
 		rc=1
 	fi
+	# An arm64 .config is read the same way.
+	sed 's/^CONFIG_X86=y/CONFIG_ARM64=y/' "$FIX/config-6.1-full" >"$cfg"
+	expect_eq "arm64" "$(kconfig_arch "$cfg") $(kconfig_pid_params "$cfg")" "arm64 0 1 0" || rc=1
 	if kconfig_pid_params "$TMP/none" 2>/dev/null; then
 		echo "accepted a missing config"
 		rc=1

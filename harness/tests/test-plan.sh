@@ -242,7 +242,7 @@ MAKE
 	chmod +x "$bin/make"
 	{
 		cat "$HARNESS/kernels"
-		echo "9.9 full full external hotplug,online,scenario,possible,wide-online,wide-hotplug"
+		echo "9.9 x86_64 full full external hotplug,online,scenario,possible,wide-online,wide-hotplug"
 	} >"$TMP/kernels"
 	{
 		cat "$HARNESS/trees"
@@ -274,17 +274,17 @@ MAKE
 test_kernel_table_picks() {
 	local rc=0 t got=""
 	for t in hotplug possible wide-online; do
-		got+="$t $(kernel_pick 6.1 small "$t" each) $(kernel_pick 6.1 small "$t" fewest);"
+		got+="$t $(kernel_pick 6.1 x86_64 small "$t" each) $(kernel_pick 6.1 x86_64 small "$t" fewest);"
 	done
 	expect_eq "6.1 small" "$got" "hotplug small small-maxsmp-wide;possible small-maxsmp-wide small-maxsmp-wide;wide-online small-maxsmp-wide small-maxsmp-wide;" || rc=1
 	expect_eq "trees" "$(kernel_trees)" "6.1 6.12 7.3" || rc=1
 	expect_eq "initrd" "$(kernel_initrd_mode 6.1 full-maxsmp-wide) $(kernel_initrd_mode 6.12 full)" "builtin external" || rc=1
-	! kernel_pick 6.1 huge hotplug each >/dev/null || { echo "a variant not in the table was picked"; rc=1; }
-	printf '6.1 full full external hotplug,sideways\n' >"$TMP/bad"
+	! kernel_pick 6.1 x86_64 huge hotplug each >/dev/null || { echo "a variant not in the table was picked"; rc=1; }
+	printf '6.1 x86_64 full full external hotplug,sideways\n' >"$TMP/bad"
 	local err
 	err=$(PIDMAX_KERNELS="$TMP/bad" bash -c '. "$1"; kernel_trees' _ "$HARNESS/lib.sh" 2>&1) &&
 		{ echo "a row with an unknown tier was read: $err"; rc=1; }
-	[[ $err == *"$TMP/bad:1: want TREE VARIANT BUILD"* ]] || { echo "no line number: $err"; rc=1; }
+	[[ $err == *"$TMP/bad:1: want TREE ARCH VARIANT BUILD"* ]] || { echo "no line number: $err"; rc=1; }
 	return $rc
 }
 

@@ -3,12 +3,17 @@
 # stock kernels (the same configurations built without the series,
 # build-kernel.sh --stock).
 #
-# Every job keeps its QEMU command and its expected values, which come
-# from the formula: a stock kernel that differs from it fails, and the
-# judge's reason says where. The boot is renamed LABEL-stock-CASE, the
+# Every job keeps its QEMU command; its expected values come from the
+# formula's stock model (expected_vars in lib.sh): the possible count
+# for nr_cpu_ids, and a minimum not cut to pid_max. They differ from the
+# series' where the possible map has holes (a job's cpu_ids field) and
+# with BASE_SMALL past 4096 CPUs; a stock kernel that differs from its
+# model fails, and the judge's reason says where. A pid_max the job sets
+# on the command line stays. The boot is renamed LABEL-stock-CASE, the
 # kernel is the stock one, its KUnit flag comes from the stock .config
-# (the pristine tree has no pid_max suite), and series=auto, so the
-# boot line's inputs, which only the series prints, are a SKIP.
+# (the pristine tree has no pid_max suite), and series=auto. A job with
+# selftests_stock has its selftests judged on the stock kernel (yes: the
+# tree's own) or recorded (no: the series' version).
 set -euo pipefail
 
 HARNESS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -25,7 +30,7 @@ main() {
 	local jobs=$1 pair label kernel k params
 	shift
 	[[ -r $jobs ]] || die "$jobs is not readable"
-	local -A stock=() kunit=()
+	local -A stock=() kunit=() small=() is64=()
 	for pair; do
 		[[ $pair == ?*=?* ]] || usage_error "'$pair' is not LABEL=KERNEL"
 		label=${pair%%=*} kernel=${pair#*=}
@@ -34,7 +39,7 @@ main() {
 		stock[$label]=$kernel
 		params=$(kconfig_pid_params "$(dirname "$kernel")/.config") ||
 			die "cannot read $(dirname "$kernel")/.config"
-		kunit[$label]=${params##* }
+		read -r "small[$label]" "is64[$label]" "kunit[$label]" <<<"$params"
 	done
 
 	local line case f
@@ -53,11 +58,21 @@ main() {
 		new=([name]="$label-stock-$case" [label]="$label-stock"
 			[kernel]="${stock[$label]}" [config]="$(dirname "${stock[$label]}")/.config"
 			[kunit]="${kunit[$label]}" [series]=auto)
+		expected_vars "${j[possible]}" "${small[$label]}" "${is64[$label]}" stock ||
+			die "job ${j[name]}: bad possible count"
+		new+=([line_default]=$EXP_MAX [line_min]=$EXP_MIN [pid_max_min]=$EXP_MIN)
+		[[ ${j[pid_max]} != "${j[line_default]}" ]] || new[pid_max]=$EXP_MAX
+		[[ -z ${j[selftests_stock]:-} ]] ||
+			new[selftests_judged]=$([[ ${j[selftests_stock]} == yes ]] && echo yes || echo no)
 		# The job's own fields in its own order, some replaced.
 		IFS=$'\t' read -r -a fields <<<"$line"
 		for f in "${!fields[@]}"; do
 			k=${fields[f]%%=*}
-			[[ -z ${new[$k]+set} ]] || fields[f]="$k=${new[$k]}"
+			[[ -z ${new[$k]+set} ]] || { fields[f]="$k=${new[$k]}"; unset "new[$k]"; }
+		done
+		# (selftests_judged, where the job had none)
+		for k in "${!new[@]}"; do
+			fields+=("$k=${new[$k]}")
 		done
 		kv_line "${fields[@]}"
 	done <"$jobs"

@@ -138,7 +138,11 @@ judge_boot() {
 	fi
 	judge_expect pid_max pid_max "${r[pid_max]:-none}" "${j[pid_max]}"
 	local lmin=${r[line_min]:-none} ldef=${r[line_default]:-none}
-	if [[ ${r[pid_max_min]:-none} == none && $lmin =~ ^[0-9]+$ && $ldef =~ ^[0-9]+$ ]] &&
+	if ((j[pid_max_min] > j[pid_max])); then
+		# A minimum above pid_max (stock with BASE_SMALL past 4096 CPU
+		# ids): no value is writable, so the guest's probe finds none.
+		judge_expect pid_max_min "pid_max_min (the lowest writable value)" "${r[pid_max_min]:-none}" none
+	elif [[ ${r[pid_max_min]:-none} == none && $lmin =~ ^[0-9]+$ && $ldef =~ ^[0-9]+$ ]] &&
 		((lmin > ldef)); then
 		# Stock 6.1 with BASE_SMALL and more than 4096 CPU ids: the
 		# sysctl's range is empty, so the guest's probe finds nothing.

@@ -817,7 +817,8 @@ job_kernel_is() {
 #          [sysctl_refused=1] [timeout=SECONDS] [series=yes|auto]
 #          [mem=SIZE] [machine=NAME] [qemu=FILE]
 #          [pidns_scope=global|namespace] [initrd_extra=CPIO selftests=N]
-#          [selftests_judged=no] [holes=LIST cpu_ids=N]:
+#          [selftests_judged=no] [selftests_stock=yes|no]
+#          [holes=LIST cpu_ids=N]:
 #          print the job line of boot LABEL-CASE
 # with QEMU's -smp SMP, where the guest must show POSSIBLE possible and
 # ONLINE online CPUs. The expected values come from the formula for
@@ -829,7 +830,8 @@ job_kernel_is() {
 # pidns_scope= adds the child pid namespace check (pidns_fields);
 # initrd_extra= with selftests=N gives the guest N of the kernel's own
 # selftests in a cpio archive on top of its initramfs, each to pass
-# (selftests_judged=no: their outcome is recorded, not judged).
+# (selftests_judged=no: their outcome is recorded, not judged;
+# selftests_stock: whether the baseline judges them on the stock kernel).
 make_job() {
 	(($# >= 5)) || {
 		echo "make_job: CASE TIER POSSIBLE ONLINE SMP [KEY=VALUE...]" >&2
@@ -838,7 +840,7 @@ make_job() {
 	local case=$1 tier=$2 possible=$3 online=$4 smp=$5 a
 	local -A x=([append]="" [pid_max]="" [sysctl_refused]=0 [timeout]="" [series]=""
 		[mem]=512M [machine]=$JK_MACHINE [qemu]="" [pidns_scope]="" [initrd_extra]="" [selftests]=""
-		[selftests_judged]="" [holes]="" [cpu_ids]="")
+		[selftests_judged]="" [selftests_stock]="" [holes]="" [cpu_ids]="")
 	shift 5
 	for a; do
 		[[ $a == *=* && -v x[${a%%=*}] ]] || {
@@ -852,6 +854,7 @@ make_job() {
 	[[ -z ${x[pidns_scope]} ]] || pidns_fields "${x[pidns_scope]}" "${x[pid_max]:-$EXP_MAX}"
 	[[ -z ${x[selftests]} ]] || more+=("initrd_extra=${x[initrd_extra]}" "selftests=${x[selftests]}")
 	[[ -z ${x[selftests_judged]} ]] || more+=("selftests_judged=${x[selftests_judged]}")
+	[[ -z ${x[selftests_stock]} ]] || more+=("selftests_stock=${x[selftests_stock]}")
 	[[ -z ${x[holes]} ]] || more+=("holes=${x[holes]}" "cpu_ids=${x[cpu_ids]}")
 	kv_line "name=$JK_LABEL-$case" "tier=$tier" "variant=$JK_VARIANT" \
 		"label=$JK_LABEL" "kernel=$JK_KERNEL" "config=$JK_CONFIG" \

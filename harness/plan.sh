@@ -239,12 +239,16 @@ dt_tiers() {
 		make_job "$(printf 'holes-%03d-h%d-%d' "$n" $((n - q)) $((n - 1)))" holes $((n - q)) 1 "$n" \
 			append=maxcpus=1 "holes=$((n - q))-$((n - 1))" "cpu_ids=$((n - q))"
 		((n == st)) || continue
+		# On the stock kernels of the baseline the tree's own selftests
+		# are judged, and the series' recorded (selftests_stock).
 		[[ -z $4 ]] ||
 			make_job "$name-selftests" holes $((n - q)) 1 "$n" append=maxcpus=1 "holes=1-$q" \
-				"cpu_ids=$n" "initrd_extra=${4% *}" "selftests=${4#* }"
+				"cpu_ids=$n" "initrd_extra=${4% *}" "selftests=${4#* }" \
+				"selftests_stock=$([[ -n $5 ]] && echo no || echo yes)"
 		[[ -z $5 ]] ||
 			make_job "$name-selftests-unchanged" holes $((n - q)) 1 "$n" append=maxcpus=1 \
-				"holes=1-$q" "cpu_ids=$n" "initrd_extra=${5% *}" "selftests=${5#* }" selftests_judged=no
+				"holes=1-$q" "cpu_ids=$n" "initrd_extra=${5% *}" "selftests=${5#* }" \
+				selftests_judged=no selftests_stock=yes
 	done
 }
 

@@ -60,7 +60,7 @@ main() {
 			[kunit]="${kunit[$label]}" [series]=auto)
 		expected_vars "${j[possible]}" "${small[$label]}" "${is64[$label]}" stock ||
 			die "job ${j[name]}: bad possible count"
-		new+=([line_default]=$EXP_MAX [line_min]=$EXP_MIN [pid_max_min]=$EXP_MIN)
+		new+=([line_default]=$EXP_MAX [line_min]=$EXP_MIN [pid_max_min]=$EXP_MIN [model]=stock)
 		[[ ${j[pid_max]} != "${j[line_default]}" ]] || new[pid_max]=$EXP_MAX
 		[[ -z ${j[selftests_stock]:-} ]] ||
 			new[selftests_judged]=$([[ ${j[selftests_stock]} == yes ]] && echo yes || echo no)

@@ -1,14 +1,20 @@
 #!/bin/bash
 # fetch-stock.sh - fetch Debian's own kernel, for comparison: the image
-# package that linux-image-amd64 depends on, downloaded and unpacked into
-# the build folder. Nothing is installed on the host.
+# package that linux-image-amd64 (linux-image-arm64 with --arch arm64)
+# depends on, downloaded and unpacked into the build folder. Nothing is
+# installed on the host.
 #
 # Without SUITE: the host's own suite, through the host's apt (apt-get
 # download; bookworm's image package holds boot/vmlinuz-VERSION and
-# boot/config-VERSION). With SUITE (trixie-backports): through
-# fetch-deb.sh's private apt lists; there the image package only depends
-# on linux-binary-VERSION (usr/lib/modules/VERSION/vmlinuz) and
-# linux-base-VERSION (.../config), which are fetched instead.
+# boot/config-VERSION). With SUITE (trixie-backports), or for another
+# architecture (bookworm's, then): through fetch-deb.sh's private apt
+# lists; where the image package only depends on linux-binary-VERSION
+# (usr/lib/modules/VERSION/vmlinuz) and linux-base-VERSION (.../config),
+# those are fetched instead (trixie's packaging).
+#
+# Debian's arm64 vmlinuz is an uncompressed Image (no EFI zboot), which
+# QEMU 7.2's -kernel loads as it is (bookworm's 6.1 and trixie-backports'
+# 7.3, checked).
 #
 # Prints the directory that holds vmlinuz-VERSION and, beside it, its
 # .config, so "sweep-smp.sh --kernel DIR/vmlinuz-VERSION" finds both.
@@ -19,10 +25,11 @@ set -euo pipefail
 HARNESS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=harness/lib.sh
 . "$HARNESS/lib.sh"
-USAGE="Usage: harness/fetch-stock.sh BUILD_DIR [SUITE]
-Download and unpack Debian's amd64 kernel (of SUITE, default the host's)
-into BUILD_DIR/stock; print the directory of its vmlinuz and .config.
-Exits 3 when SUITE is unreachable."
+USAGE="Usage: harness/fetch-stock.sh [--arch A] BUILD_DIR [SUITE]
+Download and unpack Debian's kernel of architecture A (harness/arches,
+default x86_64: amd64) of SUITE (default the host's) into BUILD_DIR/stock;
+print the directory of its vmlinuz and .config. Exits 3 when SUITE is
+unreachable."
 
 # host_package: the image package linux-image-amd64 depends on in the
 # host's apt lists.
@@ -58,18 +65,26 @@ fetch_host() {
 	dpkg-deb -x "$deb" "$dir.tmp/root" || die "dpkg-deb -x $deb failed (disk full?)"
 }
 
-# fetch_suite BUILD_DIR SUITE: SUITE's kernel (linux-binary-VERSION and
-# linux-base-VERSION) into DIR.tmp/root; sets pkg. Exits 3 unreachable.
+# fetch_suite BUILD_DIR SUITE DEBIAN_ARCH: SUITE's kernel of DEBIAN_ARCH
+# (the image package, or linux-binary-VERSION and linux-base-VERSION
+# where it only depends on them) into DIR.tmp/root; sets pkg. Exits 3
+# unreachable.
 fetch_suite() {
-	local rc=0 deps root
-	deps=$("$HARNESS/fetch-deb.sh" --depends "$1/stock/$2-lists" "$2" linux-image-amd64) || rc=$?
+	local rc=0 deps root meta=linux-image-$3
+	local -a fetch=(fetch-deb.sh --arch "$3")
+	fetch[0]=$HARNESS/fetch-deb.sh
+	deps=$("${fetch[@]}" --depends "$1/stock/$2-$3-lists" "$2" "$meta") || rc=$?
 	((rc == 0)) || exit "$rc"
 	pkg=$(grep -m 1 '^linux-image-[0-9]' <<<"$deps") ||
-		die "linux-image-amd64 of $2 depends on no linux-image-VERSION"
+		die "$meta of $2 depends on no linux-image-VERSION"
 	dir="$1/stock/$pkg"
 	found "$dir" && return 0
 	local ver=${pkg#linux-image-}
-	root=$("$HARNESS/fetch-deb.sh" "$1/stock/deb-$2" "$2" "linux-binary-$ver" "linux-base-$ver") || rc=$?
+	local -a pkgs=("$pkg")
+	deps=$("${fetch[@]}" --depends "$1/stock/$2-$3-lists" "$2" "$pkg") || rc=$?
+	((rc == 0)) || exit "$rc"
+	! grep -qx "linux-binary-$ver" <<<"$deps" || pkgs=("linux-binary-$ver" "linux-base-$ver")
+	root=$("${fetch[@]}" "$1/stock/deb-$2-$3" "$2" "${pkgs[@]}") || rc=$?
 	((rc == 0)) || exit "$rc"
 	rm -rf "$dir" "$dir.tmp"
 	mkdir -p "$dir.tmp"
@@ -83,14 +98,22 @@ found() {
 }
 
 main() {
-	parse_options "$USAGE" "" "$@"
-	set -- "${OPTS[@]:1}"
+	local arch=x86_64
+	parse_options "$USAGE" "arch:" "$@"
+	set -- "${OPTS[@]}"
+	[[ $1 != --arch ]] || { arch=$2; shift 2; }
+	shift
 	(($# == 1 || $# == 2)) || usage_error "expects BUILD_DIR [SUITE]"
+	arch_row "$arch" || usage_error "--arch: see above"
 	local build pkg="" dir=""
 	build=$(mkdir -p "$1" && cd "$1" && pwd) || die "cannot use $1"
 	command -v apt-get >/dev/null || die "apt-get not found: this needs Debian's apt"
 	if (($# == 2)); then
-		fetch_suite "$build" "$2"
+		fetch_suite "$build" "$2" "$ARCH_DEBIAN"
+	elif [[ $arch != x86_64 ]]; then
+		# The host's apt knows amd64 only: bookworm (the host's suite, as
+		# in debian_mirror) through private lists.
+		fetch_suite "$build" bookworm "$ARCH_DEBIAN"
 	else
 		fetch_host "$build"
 	fi

@@ -814,7 +814,7 @@ job_kernel_is() {
 }
 
 # make_job CASE TIER POSSIBLE ONLINE SMP [append=...] [pid_max=N]
-#          [sysctl_refused=1] [timeout=SECONDS] [series=yes|auto]
+#          [sysctl_refused=1] [timeout=SECONDS] [series=yes|auto|no]
 #          [mem=SIZE] [machine=NAME] [qemu=FILE]
 #          [pidns_scope=global|namespace] [initrd_extra=CPIO selftests=N]
 #          [selftests_judged=no] [selftests_stock=yes|no]
@@ -849,8 +849,14 @@ make_job() {
 		}
 		x[${a%%=*}]=${a#*=}
 	done
-	expected_vars "${x[cpu_ids]:-$possible}" "$JK_SMALL" "$JK_IS64" || return 1
 	local -a more=()
+	# A kernel without the series (series=no) by the formula's stock model.
+	if [[ $JK_SERIES == no ]]; then
+		expected_vars "$possible" "$JK_SMALL" "$JK_IS64" stock || return 1
+		more+=(model=stock)
+	else
+		expected_vars "${x[cpu_ids]:-$possible}" "$JK_SMALL" "$JK_IS64" || return 1
+	fi
 	[[ -z ${x[pidns_scope]} ]] || pidns_fields "${x[pidns_scope]}" "${x[pid_max]:-$EXP_MAX}"
 	[[ -z ${x[selftests]} ]] || more+=("initrd_extra=${x[initrd_extra]}" "selftests=${x[selftests]}")
 	[[ -z ${x[selftests_judged]} ]] || more+=("selftests_judged=${x[selftests_judged]}")

@@ -13,7 +13,7 @@ HARNESS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 USAGE="Usage: harness/plan.sh --kernel FILE --config FILE --initrd FILE
                        [--label L] [--accel tcg|kvm] [--cpus LIST]
                        [--online LIST] [--scenarios yes|no]
-                       [--series yes|auto] [--possible LIST]
+                       [--series yes|auto|no] [--possible LIST]
                        [--wide-online LIST] [--wide-hotplug LIST]
                        [--wide-qemu FILE] [--selftests \"CPIO N\"]
                        [--holes LIST] [--selftests-unchanged \"CPIO N\"]
@@ -66,9 +66,11 @@ A tier that cannot run on this kernel and accelerator is one job with
 a skip field and the reason; a --cpus LIST given for it is an error.
 --label names the kernel in every boot name (default: the kernel's
 file name); --accel is the accelerator the boots will use (tcg).
---series yes (the default) says the kernel carries the series; auto
-lets the judge tell from its boot line, and a kernel without it gets
-its series-only checks (the boot line's inputs) as a SKIP."
+--series yes (the default) says the kernel carries the series, and auto
+that it may (any --kernel FILE): both are held to the formula's series
+model (nr_cpu_ids). no says it does not (Debian's own kernels): the
+formula's stock model (the possible count, the minimum unclamped; the
+job's model=stock field)."
 
 main() {
 	local kernel="" config="" initrd="" label="" accel=tcg
@@ -122,8 +124,8 @@ main() {
 	*) usage_error "--scenarios wants yes or no, not '$scenarios'" ;;
 	esac
 	case $series in
-	yes | auto) ;;
-	*) usage_error "--series wants yes or auto, not '$series'" ;;
+	yes | auto | no) ;;
+	*) usage_error "--series wants yes, auto or no, not '$series'" ;;
 	esac
 	local st
 	for st in selftests:"$selftests" selftests-unchanged:"$unchanged"; do

@@ -8,8 +8,8 @@
 # each variant, the table's builds that boot those tiers (kernel_pick:
 # the first row listing a tier, the last with --fewest-kernels), built.
 # Sets kernels, configs, labels, kbuilds and ktiers (a kernel's tiers);
-# series=auto for a --kernel, which may lack the series (the judge tells
-# from its boot line). A build whose tree's suite is unreachable
+# series=auto for a --kernel FILE, series=no for --kernel debian
+# (kernel_stock: held to the formula's stock model). A build whose tree's suite is unreachable
 # (build-kernel.sh exit 3), or --kernel debian of one (kernel_missing),
 # goes to unbuilt ("LABEL BUILD TIER..."), its tiers skips (unbuilt_jobs).
 sweep_kernels() {
@@ -23,6 +23,8 @@ sweep_kernels() {
 	if [[ -n $kernel ]]; then
 		kernels=("$(realpath "$kernel")") configs=("$(realpath "$config")")
 		labels=("$(basename "$kernel")") series=auto ktiers=("$want")
+		# Debian's own kernels carry no series: the formula's stock model.
+		((kernel_stock == 0)) || series=no
 		return 0
 	fi
 	for v in $variant; do

@@ -60,9 +60,9 @@ Options:
   --kernel FILE    boot this vmlinux or bzImage instead of building
                    one; the expected values come from FILE's
                    directory's .config. \"debian\": Debian's own amd64
-                   kernel of --tree's suite (harness/trees: 6.1 the
-                   host's, 7.3 trixie-backports'), fetched into the
-                   build folder (never installed) by fetch-stock.sh
+                   (or --arch's) kernel of --tree's suite (harness/trees:
+                   6.1 the host's, 7.3 trixie-backports'), fetched into
+                   the build folder (never installed) by fetch-stock.sh
   --config FILE    the .config of --kernel FILE
   --tree T         kernel tree to build, a tree of the kernel table
                    harness/kernels: 6.1 (default), 6.12 or 7.3 (fetched
@@ -245,7 +245,7 @@ debian_kernel() {
 	row=$(tree_row "$tree") || die "no tree $tree in harness/trees"
 	suite=${row%% *}
 	[[ $suite == host ]] || from=("$suite")
-	dir=$("$HARNESS/fetch-stock.sh" "$build" "${from[@]}") || rc=$?
+	dir=$("$HARNESS/fetch-stock.sh" --arch "$arch" "$build" "${from[@]}") || rc=$?
 	if ((rc == 3)); then
 		kernel="" kernel_missing=1
 		return 1
@@ -254,6 +254,7 @@ debian_kernel() {
 	kernel=$(compgen -G "$dir/vmlinuz-*" | head -n 1) ||
 		die "fetch-stock.sh left no vmlinuz-* in $dir"
 	version=$(kconfig_version "$dir/.config")
+	kernel_stock=1
 	[[ $version == "$tree".* ]] ||
 		die "--kernel debian --tree $tree: Debian's kernel from the host's apt is $version, not $tree (harness/trees names where each tree comes from)"
 }

@@ -36,7 +36,7 @@ REPO=$(dirname "$HARNESS")
 local cpus_list=default cpus_given=0 online_list=default jobs=2 holes_list=default
 local possible_list=default wide_online=default wide_hotplug=default
 local kernel="" config="" tree=6.1 variant=full accel=auto scenarios=default arch=x86_64
-local build="$REPO/build" out="" list=0 shard="" baseline=0 tier_given="" pick=each kernel_missing=0
+local build="$REPO/build" out="" list=0 shard="" baseline=0 tier_given="" pick=each kernel_missing=0 kernel_stock=0
 local -a only=()
 read_options "$@"
 # Check every input before anything is built or booted.

@@ -41,6 +41,9 @@ STEPS=(
 	"kunit-exec-7.3|sweep-7.3's kernel (built if need be)|2 s|kunit.py exec on 7.3's sweep kernel (a SKIP if trixie-backports is unreachable)"
 	"sweep-debian|QEMU, Debian's kernel (fetched)|1 min|--kernel debian: hotplug 1,33,255, online 1,8,32,64, possible 4097"
 	"sweep-debian-7.3|QEMU, Debian's 7.3 kernel (fetched)|35 s|--kernel debian --tree 7.3: hotplug (vmware) 1,32,33,255, online 1,33"
+	"sweep-7.3-arm64|linux-source-7.3 (fetched), the arm64 cross gcc, QEMU for arm, dtc, 1 build and its stock relink|4 min|7.3 with mainline/'s series cross-built for arm64, and without it: hotplug (maxcpus=1) 1,32,33,256, online 1,32,33,64, the holes machine at 64 with its control and the selftests, compare.csv"
+	"sweep-debian-arm64|QEMU for arm, dtc, Debian's arm64 6.1 kernel (fetched)|30 s|--kernel debian --arch arm64 (bookworm's): hotplug 1,33,256, online 1,33, the holes machine at 64, by the stock model"
+	"sweep-debian-7.3-arm64|QEMU for arm, dtc, Debian's arm64 7.3 kernel (fetched)|40 s|the same with trixie-backports' 7.3"
 	"kunit-parse|python3, kunit.py|5 s|the kernel's own KTAP consumer on the sweeps' results.ktap"
 	"boot-6.1|QEMU, 1 build|5 s|one real boot of 6.1 (hotplug 255)"
 	"boot-6.12|QEMU, 1 build|15 s|one real boot of 6.12 (online 64)"
@@ -66,7 +69,7 @@ CI_ONLINE=1,2,4,8,16,32,33,64,255
 # under 5 minutes once the kernels are built. kunit: the suite through
 # the kernel's own kunit.py, run under UML and exec'd.
 declare -A STEP_GROUPS=(
-	[all]="shellcheck self-tests series-6.1 series-6.12 series-7.3 prefixes-6.1 prefixes-7.3 sweep-6.1 kunit-exec-6.1 baseline-6.1 wide-6.1 mutants-6.1 sweep-6.12 sweep-7.3 kunit-exec-7.3 sweep-debian sweep-debian-7.3 kunit-parse"
+	[all]="shellcheck self-tests series-6.1 series-6.12 series-7.3 prefixes-6.1 prefixes-7.3 sweep-6.1 kunit-exec-6.1 baseline-6.1 wide-6.1 mutants-6.1 sweep-6.12 sweep-7.3 kunit-exec-7.3 sweep-debian sweep-debian-7.3 sweep-7.3-arm64 sweep-debian-arm64 sweep-debian-7.3-arm64 kunit-parse"
 	[kunit]="kunit-uml kunit-uml-7.3 kunit-exec-6.1 kunit-exec-7.3"
 	[quick]="shellcheck self-tests series-6.1 series-6.12 series-7.3 boot-6.1 boot-6.12 boot-7.3"
 )
@@ -170,9 +173,27 @@ step_command() {
 		CMD=(harness/sweep-smp.sh --kernel debian --out "$out/debian"
 			--only "hotplug:1,33,255" --only "online:1,8,32,64" --only possible:4097)
 		;;
+	# arm64 (QEMU's virt with GICv3, TCG): 7.3 with the series and, with
+	# --baseline, without it, on reduced lists (docs/testing.md): the
+	# hotplug tier (-smp N, maxcpus=1) crossing 32/33 up to 256, online
+	# crossing 32/33 up to 64, and the holes machine at 64 CPU ids (48
+	# possible) with its control, where the series and stock differ.
+	sweep-7.3-arm64)
+		CMD=(harness/sweep-smp.sh --arch arm64 --tree 7.3 --baseline --out "$out/7.3-arm64"
+			--cpus "1,32,33,256" --online "1,32,33,64" --holes 64)
+		;;
+	# Debian's own arm64 kernels on the same machines, by the stock model.
+	sweep-debian-arm64)
+		CMD=(harness/sweep-smp.sh --kernel debian --arch arm64 --out "$out/debian-arm64"
+			--only "hotplug:1,33,256" --only "online:1,33" --only holes:64)
+		;;
+	sweep-debian-7.3-arm64)
+		CMD=(harness/sweep-smp.sh --kernel debian --arch arm64 --tree 7.3 --out "$out/debian-7.3-arm64"
+			--only "hotplug:1,33,256" --only "online:1,33" --only holes:64)
+		;;
 	kunit-parse)
 		local -a ktap=() d
-		for d in 6.1 6.12 7.3 debian debian-7.3 wide-6.1; do
+		for d in 6.1 6.12 7.3 debian debian-7.3 wide-6.1 7.3-arm64 debian-arm64 debian-7.3-arm64; do
 			[[ ! -r $out/$d/results.ktap ]] || ktap+=("$out/$d/results.ktap")
 		done
 		((${#ktap[@]})) || SKIP="no sweep's results.ktap in $out: run a sweep step first"
@@ -278,11 +299,14 @@ main() {
 	mkdir -p "$out"
 	out=$(cd "$out" && pwd)
 	# The lint and the self-tests need no kernel tree, QEMU or gnuplot.
+	# A step of another architecture needs its packages (harness/arches).
 	local deps=self
+	local -a arches=()
 	for name in "${names[@]}"; do
 		[[ $name == @(shellcheck|self-tests) ]] || deps="test"
+		[[ $name != *-arm64 ]] || arches=(arm64)
 	done
-	"$REPO/harness/deps.sh" "$deps"
+	"$REPO/harness/deps.sh" "$deps" "${arches[@]}"
 	ROWS=()
 	for name in "${names[@]}"; do
 		run_step "$name" "$out"

@@ -6,8 +6,10 @@
 #
 # on a pristine linux-source-TREE tree (6.1 by default; harness/trees)
 # with its series pushed by quilt,
-# under UML (kunit.py's default architecture; --arch=x86_64 for QEMU).
-# Passes when kunit.py ran the pid_max suite with every case passing.
+# under UML (kunit.py's default architecture; --arch=x86_64 for QEMU,
+# --arch=arm64 for QEMU's virt, cross-compiled with harness/arches'
+# compiler). Passes when kunit.py ran the pid_max suite with every case
+# passing.
 #
 # --exec runs the suite with `kunit.py exec` instead: no build of its
 # own, the kernel the sweep boots (the full variant's last row of
@@ -19,7 +21,8 @@
 # Wherever kunit.py starts QEMU (exec, and run --arch x86_64), it runs
 # under the accelerator harness/accel.sh's probe chose, as the sweep's
 # boots do: 7.3's kunit.py asks for KVM first, and a /dev/kvm that
-# exists but hangs a guest must not decide (harness/qemu-accel.sh).
+# exists but hangs a guest must not decide (harness/qemu-accel.sh). An
+# arm64 guest runs under TCG: KVM runs the host's architecture only.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -29,7 +32,7 @@ USAGE="Usage: ci/kunit-uml.sh [--build-dir DIR] [--arch ARCH] [--tree TREE] [--e
 Run kunit.py's pid_max suite on linux-source-TREE (default 6.1; its source
 and series are its row of harness/trees: 7.3 is fetched, mainline/'s
 series) with the series, in DIR/kunit-tree-TREE (default build/); ARCH is
-um (default) or x86_64. A tree whose suite is unreachable is a SKIP.
+um (default), x86_64 or arm64. A tree whose suite is unreachable is a SKIP.
   --exec  kunit.py exec on the sweep's own kernel of the tree (built in
           DIR if need be) in QEMU, instead of kunit.py run's own build
   --kernel-dir KDIR  with --exec: the folder of a kernel already built
@@ -58,7 +61,12 @@ run_in_tree() {
 			die "the series does not apply to $tarball with --fuzz=0"
 		echo "$id" >"$work/.harness-id"
 	fi
-	(cd "$work" && python3 tools/testing/kunit/kunit.py run --arch="$arch" \
+	local -a cross=()
+	[[ $arch == @(um|x86_64) ]] || {
+		arch_row "$arch" || die "no architecture $arch in harness/arches"
+		cross=(--cross_compile="$ARCH_CROSS")
+	}
+	(cd "$work" && python3 tools/testing/kunit/kunit.py run --arch="$arch" "${cross[@]}" \
 		--build_dir="$build/kunit-$arch-$tree" --jobs="$(nproc)" \
 		--kconfig_add CONFIG_PID_MAX_KUNIT_TEST=y pid_max) >"$log" 2>&1 || true
 }
@@ -154,7 +162,7 @@ main() {
 	[[ $mode == exec || -z $kdir ]] || usage_error "--kernel-dir goes with --exec"
 	[[ -z $kdir || -r $kdir/vmlinux ]] || usage_error "--kernel-dir: no $kdir/vmlinux"
 	[[ $mode == run ]] || arch=x86_64
-	case ${arch:=um} in um | x86_64) ;; *) usage_error "--arch wants um or x86_64, not '$arch'" ;; esac
+	case ${arch:=um} in um | x86_64 | arm64) ;; *) usage_error "--arch wants um, x86_64 or arm64, not '$arch'" ;; esac
 	tree_row "$tree" >/dev/null || usage_error "--tree: no tree '$tree' in harness/trees"
 	command -v python3 >/dev/null || die "python3 not found: apt-get install python3"
 	mkdir -p "$build"
@@ -176,9 +184,13 @@ main() {
 	else
 		# kunit.py run --arch x86_64 boots in QEMU: under the
 		# accelerator the probe chose with the sweep's kernel.
-		if [[ $arch != um ]]; then
+		if [[ $arch == x86_64 ]]; then
 			kdir=$(sweep_kernel "$tree")
 			use_probed_accel "$kdir"
+		elif [[ $arch != um ]]; then
+			ACCEL=tcg
+			PATH=$("$REPO/harness/qemu-accel.sh" --wrap "$build/qemu-accel-tcg" tcg):$PATH ||
+				die "qemu-accel.sh --wrap failed (see above)"
 		fi
 		run_in_tree "$tree" "$tarball" "$log"
 	fi

@@ -32,6 +32,7 @@ STEPS=(
 	"kunit-uml|linux-source-6.1, gcc|5 min|the suite through the kernel's own kunit.py run under UML (a build of its own)"
 	"kunit-exec-6.1|sweep-6.1's kernel (built if need be)|2 s|kunit.py exec: the suite on the sweep's kernel, booted by kunit.py"
 	"kunit-uml-7.3|linux-source-7.3 (fetched), gcc|5 min|the same on 7.3 with mainline/'s series (a SKIP if trixie-backports is unreachable)"
+	"kunit-run-7.3-arm64|linux-source-7.3 (fetched), the arm64 cross gcc, QEMU for arm|5 min|kunit.py run --arch arm64 on 7.3 with mainline/'s series: its own cross build, booted on QEMU's virt under TCG"
 	"sweep-6.1|QEMU, 2 kernel builds|17 min|both variants, one kernel each: hotplug at 18 counts, 9 online, possible 256,4096,4097"
 	"baseline-6.1|QEMU, 2 stock relinks|3.5 min|a reduced list of every tier on patched and stock kernels, compare.csv"
 	"wide-6.1|QEMU 10 (fetched), sweep-6.1's kernel|2.5 min|288 CPUs online, 512 and 1024 firmware-described possible CPUs"
@@ -70,7 +71,7 @@ CI_ONLINE=1,2,4,8,16,32,33,64,255
 # the kernel's own kunit.py, run under UML and exec'd.
 declare -A STEP_GROUPS=(
 	[all]="shellcheck self-tests series-6.1 series-6.12 series-7.3 prefixes-6.1 prefixes-7.3 sweep-6.1 kunit-exec-6.1 baseline-6.1 wide-6.1 mutants-6.1 sweep-6.12 sweep-7.3 kunit-exec-7.3 sweep-debian sweep-debian-7.3 sweep-7.3-arm64 sweep-debian-arm64 sweep-debian-7.3-arm64 kunit-parse"
-	[kunit]="kunit-uml kunit-uml-7.3 kunit-exec-6.1 kunit-exec-7.3"
+	[kunit]="kunit-uml kunit-uml-7.3 kunit-run-7.3-arm64 kunit-exec-6.1 kunit-exec-7.3"
 	[quick]="shellcheck self-tests series-6.1 series-6.12 series-7.3 boot-6.1 boot-6.12 boot-7.3"
 )
 
@@ -105,6 +106,7 @@ step_command() {
 	prefixes-7.3) CMD=(ci/build-prefixes.sh 7.3) ;;
 	kunit-uml) CMD=(ci/kunit-uml.sh) ;;
 	kunit-uml-7.3) CMD=(ci/kunit-uml.sh --tree 7.3) ;;
+	kunit-run-7.3-arm64) CMD=(ci/kunit-uml.sh --tree 7.3 --arch arm64) ;;
 	# kunit.py exec on the kernel a sweep step built: CI's kunit.py runs.
 	# kunit.py run under UML (kunit-uml, kunit-uml-7.3: a cold UML build
 	# of 4.5 to 5 minutes each) is the group kunit, left out of all to

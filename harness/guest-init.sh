@@ -349,7 +349,7 @@ fi
 
 # Last: a clean kernel log, no warning, bug, oops or panic anywhere.
 bad=$(dmesg | grep -v -i 'command line:' |
-	grep -E 'WARNING|BUG|Oops|Call Trace|panic' | head -n 5)
+	grep -E 'WARNING|BUG|Oops|Call [Tt]race|panic|detected stall' | head -n 5)
 if [ -z "$bad" ]; then
 	ok kernel_log_clean
 else

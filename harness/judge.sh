@@ -122,7 +122,9 @@ judge_boot() {
 	else
 		judge_check kunit ok
 	fi
-	if [[ ${r[oops]:-0} == 1 ]]; then
+	if [[ ${r[stall]:-0} == 1 ]]; then
+		judge_check log_scan fail "RCU STALL: the console shows an RCU CPU stall warning (under ${j[accel]:-an unknown accelerator})"
+	elif [[ ${r[oops]:-0} == 1 ]]; then
 		judge_check log_scan fail "the console shows an oops, BUG or WARNING"
 	else
 		judge_check log_scan ok

@@ -69,15 +69,19 @@ BEGIN {
 	begin = end = 0; plan = "none"; oks = notoks = 0; failed = ""
 	possible = online = pid_max = pid_max_min = pid_max_max = "none"
 	line_default = line_min = "none"
-	panic = oops = sysctl_err = 0; panic_msg = "none"; brought_up = "none"
+	panic = oops = stall = sysctl_err = 0; panic_msg = "none"; brought_up = "none"
 	last_pid = tasks = kthreads = "none"
 	ns_child = ns_written = ns_top = ns_next = ns_parent = "none"
 	selftests_ok = 0
 	kunit = "none"; kplan = "none"; kok = knotok = 0; knames = kfailed = ""
 	# What fails a boot when the console shows it, and what is quoted
 	# under a failed boot.
-	BAD = "(^|[] ])(Oops|BUG|WARNING)[: ]|Call Trace:"
-	NOTEWORTHY = "smp: Brought up|Kernel panic|Oops|BUG|WARNING|invalid opcode|Error|failed"
+	# (arm64 dumps a stack as "Call trace:", x86 as "Call Trace:".)
+	BAD = "(^|[] ])(Oops|BUG|WARNING)[: ]|Call [Tt]race:"
+	# An RCU CPU stall warning (kernel/rcu/tree_stall.h): under TCG the
+	# pace of the emulator on a busy host, which fails a boot all the same.
+	STALL = "rcu: INFO: [a-z_]+ (self-detected stall|detected stalls)"
+	NOTEWORTHY = "smp: Brought up|Kernel panic|Oops|BUG|WARNING|invalid opcode|Error|failed|stall on|stalls on"
 	printf "" > nested
 }
 # The serial console ends its lines with CR LF; a kernel with
@@ -119,6 +123,7 @@ BEGIN {
 }
 /Failed to set sysctl parameter .kernel\.pid_max=/ { sysctl_err = 1 }
 $0 ~ BAD { oops = 1 }
+$0 ~ STALL { stall = 1 }
 # The KUnit suite of the series, run before init (nested KTAP).
 /^[ \t]+# Subtest: pid_max$/ { in_kunit = 1; kunit = "running"; next }
 in_kunit && /^[ \t]+1\.\.[0-9]+$/ { sub(/^[ \t]+1\.\./, ""); kplan = $0; next }
@@ -177,7 +182,7 @@ END {
 	printf "\tpossible=%s\tonline=%s\tpid_max=%s\tpid_max_min=%s\tpid_max_max=%s", \
 		possible, online, pid_max, pid_max_min, pid_max_max
 	printf "\tline_default=%s\tline_min=%s", line_default, line_min
-	printf "\tpanic=%d\toops=%d\tsysctl_err=%d", panic, oops, sysctl_err
+	printf "\tpanic=%d\toops=%d\tstall=%d\tsysctl_err=%d", panic, oops, stall, sysctl_err
 	printf "\tpanic_msg=%s\tbrought_up=%s", panic_msg, brought_up
 	printf "\tlast_pid_at_init=%s\ttasks=%s\tkthreads=%s", last_pid, tasks, kthreads
 	printf "\tpidns_child=%s\tpidns_written=%s\tpidns_top=%s\tpidns_next=%s\tpidns_parent=%s", \

@@ -207,3 +207,25 @@ test_judge_rcu_stall() {
 	expect_eq "trace" "$out" "verdict=fail	reason=the console shows an oops, BUG or WARNING" || rc=1
 	return $rc
 }
+
+# report.sh on the recorded unchanged selftests: the boot passes and the
+# guest's failed selftest is nested as a SKIP that keeps what the guest
+# said, so kunit.py parse counts no failure.
+test_report_recorded_selftests() {
+	local rc=0 d="$TMP/rep" job name
+	export PIDMAX_KUNIT_CASES=$HARNESS/config/kunit-pid_max.cases
+	arm64_config || return 1
+	mkdir -p "$d/boots"
+	job=$("$HARNESS/plan.sh" --kernel /k --config "$TMP/config-arm64" --initrd /i --label a \
+		--cpus "" --online "" --holes 64 --scenarios no --selftests-unchanged "/u.cpio 3" |
+		grep -- '-selftests-unchanged' | sed 's/\tkunit=0/\tkunit=1/')
+	name=$(kv_get "$job" name)
+	printf '%s\n' "$job" >"$d/jobs"
+	cp "$FIX/arm64-holes-064-selftests-unchanged-7.3.log" "$d/boots/$name.log"
+	cp "$FIX/arm64-holes-064-selftests-unchanged-7.3.log.meta" "$d/boots/$name.log.meta"
+	expect_eq "summary" "$("$HARNESS/report.sh" "$d" | tail -n 1)" "1 passed, 0 failed, 0 skipped" || rc=1
+	grep -q '^ *ok 6 selftest_pid_max # SKIP recorded, not judged: the guest said "not ok # exit 1"' "$d/results.ktap" ||
+		{ echo "the recorded failure is not a SKIP: $(grep selftest_pid_max "$d/results.ktap")"; rc=1; }
+	! grep -q '^ *not ok' "$d/results.ktap" || { echo "a not ok is left: $(grep '^ *not ok' "$d/results.ktap")"; rc=1; }
+	return $rc
+}

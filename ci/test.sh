@@ -42,7 +42,7 @@ STEPS=(
 	"kunit-exec-7.3|sweep-7.3's kernel (built if need be)|2 s|kunit.py exec on 7.3's sweep kernel (a SKIP if trixie-backports is unreachable)"
 	"sweep-debian|QEMU, Debian's kernel (fetched)|1 min|--kernel debian: hotplug 1,33,255, online 1,8,32,64, possible 4097"
 	"sweep-debian-7.3|QEMU, Debian's 7.3 kernel (fetched)|35 s|--kernel debian --tree 7.3: hotplug (vmware) 1,32,33,255, online 1,33"
-	"sweep-7.3-arm64|linux-source-7.3 (fetched), the arm64 cross gcc, QEMU for arm, dtc, 1 build and its stock relink|4 min|7.3 with mainline/'s series cross-built for arm64, and without it: hotplug (maxcpus=1) 1,32,33,256, online 1,32,33,64, the holes machine at 64 with its control and the selftests, compare.csv"
+	"sweep-7.3-arm64|linux-source-7.3 (fetched), the arm64 cross gcc, QEMU for arm, dtc, 2 builds and their stock relinks|7 min|7.3 with mainline/'s series cross-built for arm64, and without it: hotplug (maxcpus=1) 1,32,33,256, online 1,32,33,64, the holes machine at 64 with its control and the selftests, 4096 CPUs in the device tree (NR_CPUS 4096: a second build), compare.csv"
 	"sweep-debian-arm64|QEMU for arm, dtc, Debian's arm64 6.1 kernel (fetched)|40 s|--kernel debian --arch arm64 (bookworm's): hotplug 1,33, online 1,33, the holes machine at 64, by the stock model"
 	"sweep-debian-7.3-arm64|QEMU for arm, dtc, Debian's arm64 7.3 kernel (fetched)|1 min|the same with trixie-backports' 7.3"
 	"kunit-parse|python3, kunit.py|5 s|the kernel's own KTAP consumer on the sweeps' results.ktap"
@@ -179,10 +179,12 @@ step_command() {
 	# --baseline, without it, on reduced lists (docs/testing.md): the
 	# hotplug tier (-smp N, maxcpus=1) crossing 32/33 up to 256, online
 	# crossing 32/33 up to 64, and the holes machine at 64 CPU ids (48
-	# possible) with its control, where the series and stock differ.
+	# possible) with its control, where the series and stock differ; and
+	# 4096 CPUs in the device tree (the possible tier, a second kernel
+	# with NR_CPUS 4096), the top of arm64's NR_CPUS and of the scaling.
 	sweep-7.3-arm64)
 		CMD=(harness/sweep-smp.sh --arch arm64 --tree 7.3 --baseline --out "$out/7.3-arm64"
-			--cpus "1,32,33,256" --online "1,32,33,64" --holes 64)
+			--cpus "1,32,33,256" --online "1,32,33,64" --holes 64 --possible 4096)
 		;;
 	# Debian's own arm64 kernels on the same machines, by the stock model;
 	# one CPU online of 256 took them 88 s (6.1) and 183 s (7.3), left to

@@ -9,8 +9,9 @@
 # harness/machines: pc, the default; wide; vmware; virt), qemu (default:
 # $QEMU or the machine's architecture's, harness/arches), mem, timeout,
 # append (extra kernel parameters), initrd_extra (a cpio archive on top
-# of the initramfs) and holes (a CPU list: the machine's device tree
-# without those CPUs' enable method, holes-dtb.sh) fields say how. Writes the console to LOG
+# of the initramfs), holes (a CPU list: the machine's device tree
+# without those CPUs' enable method, holes-dtb.sh) and dt_cpus (that
+# device tree describing that many CPUs) fields say how. Writes the console to LOG
 # and "qemu_exit=.. timed_out=0|1 seconds=.." to LOG.meta. A guest still
 # running after its timeout is killed by its own pid. The harness's
 # kernel command line carries no pid_max setting; only a job's append
@@ -122,10 +123,12 @@ trap cleanup INT TERM HUP
 accel_arg "$accel" "${smp%%,*}"
 args+=(-accel "$ACCEL_ARG" -m "${job[mem]}")
 # holes: the machine's own device tree for this -smp and -m, less the
-# enable method of those CPUs (the possible map's holes).
-if [[ -n ${job[holes]:-} ]]; then
-	"$HARNESS/holes-dtb.sh" "$log.dtb" "${job[holes]}" "$qemu" "${args[@]}" -smp "$smp" ||
-		die "no device tree with holes ${job[holes]} (see above)"
+# enable method of those CPUs (the possible map's holes); dt_cpus: that
+# device tree describing as many CPUs, past the ones QEMU runs.
+if [[ -n ${job[holes]:-}${job[dt_cpus]:-} ]]; then
+	"$HARNESS/holes-dtb.sh" --cpus "${job[dt_cpus]:-0}" "$log.dtb" "${job[holes]:-}" \
+		"$qemu" "${args[@]}" -smp "$smp" ||
+		die "no device tree with holes '${job[holes]:-}' and dt_cpus '${job[dt_cpus]:-}' (see above)"
 	args+=(-dtb "$log.dtb")
 fi
 if [[ ${BOOT_STYLE:-} == kunit ]]; then
@@ -162,7 +165,7 @@ fi
 qpid=
 end=$EPOCHREALTIME
 [[ -z $extra || $initrd == builtin ]] || rm -f "$log.initrd"
-[[ -z ${job[holes]:-} ]] || rm -f "$log.dtb"
+[[ -z ${job[holes]:-}${job[dt_cpus]:-} ]] || rm -f "$log.dtb"
 # A QEMU that never started leaves no log: an empty one to parse.
 [[ -e $log ]] || : >"$log"
 # EPOCHREALTIME has six decimals: the difference in microseconds,

@@ -48,9 +48,13 @@ DEFAULT_HOTPLUG_x86_64=all DEFAULT_ONLINE_x86_64=$DEFAULT_ONLINE DEFAULT_HOLES_x
 DEFAULT_HOTPLUG_arm64=1,2,8,32,33,64,128,256,512 DEFAULT_ONLINE_arm64=1,2,4,8,16,32,33,64,128,256
 # shellcheck disable=SC2034
 DEFAULT_HOLES_arm64=8,64,256,512
-# The x86-64 tiers arm64 has no counterpart of: none by default.
+# arm64's possible tier: a device tree describing more CPUs than virt
+# runs, up to arm64's largest NR_CPUS (1024 took 4.5 s, 4096 41 s).
+# The x86-64 tiers arm64 has no counterpart of: none.
 # shellcheck disable=SC2034
-DEFAULT_POSSIBLE_arm64="" DEFAULT_WIDE_ONLINE_arm64="" DEFAULT_WIDE_HOTPLUG_arm64="" DEFAULT_SCENARIOS_arm64=no
+DEFAULT_POSSIBLE_arm64=1024,2048,4096 DEFAULT_WIDE_ONLINE_arm64="" DEFAULT_WIDE_HOTPLUG_arm64=""
+# shellcheck disable=SC2034
+DEFAULT_SCENARIOS_arm64=no
 # shellcheck disable=SC2034
 DEFAULT_POSSIBLE_x86_64=$DEFAULT_POSSIBLE DEFAULT_WIDE_ONLINE_x86_64=$DEFAULT_WIDE_ONLINE
 # shellcheck disable=SC2034
@@ -818,7 +822,7 @@ job_kernel_is() {
 #          [mem=SIZE] [machine=NAME] [qemu=FILE]
 #          [pidns_scope=global|namespace] [initrd_extra=CPIO selftests=N]
 #          [selftests_judged=no] [selftests_stock=yes|no]
-#          [holes=LIST cpu_ids=N]:
+#          [holes=LIST cpu_ids=N] [dt_cpus=N]:
 #          print the job line of boot LABEL-CASE
 # with QEMU's -smp SMP, where the guest must show POSSIBLE possible and
 # ONLINE online CPUs. The expected values come from the formula for
@@ -840,7 +844,7 @@ make_job() {
 	local case=$1 tier=$2 possible=$3 online=$4 smp=$5 a
 	local -A x=([append]="" [pid_max]="" [sysctl_refused]=0 [timeout]="" [series]=""
 		[mem]=512M [machine]=$JK_MACHINE [qemu]="" [pidns_scope]="" [initrd_extra]="" [selftests]=""
-		[selftests_judged]="" [selftests_stock]="" [holes]="" [cpu_ids]="")
+		[selftests_judged]="" [selftests_stock]="" [holes]="" [cpu_ids]="" [dt_cpus]="")
 	shift 5
 	for a; do
 		[[ $a == *=* && -v x[${a%%=*}] ]] || {
@@ -862,6 +866,7 @@ make_job() {
 	[[ -z ${x[selftests_judged]} ]] || more+=("selftests_judged=${x[selftests_judged]}")
 	[[ -z ${x[selftests_stock]} ]] || more+=("selftests_stock=${x[selftests_stock]}")
 	[[ -z ${x[holes]} ]] || more+=("holes=${x[holes]}" "cpu_ids=${x[cpu_ids]}")
+	[[ -z ${x[dt_cpus]} ]] || more+=("dt_cpus=${x[dt_cpus]}")
 	kv_line "name=$JK_LABEL-$case" "tier=$tier" "variant=$JK_VARIANT" \
 		"label=$JK_LABEL" "kernel=$JK_KERNEL" "config=$JK_CONFIG" \
 		"initrd=$JK_INITRD" "accel=$JK_ACCEL" "smp=$smp" "mem=${x[mem]}" \

@@ -32,7 +32,9 @@ boots run on and how that machine describes its CPUs (FIRMWARE):
   possible   -smp 1 and possible_cpus=N on the kernel command line for
              each N of --possible (default: none; up to $MAX_NR_CPUS): N CPU
              ids that no firmware describes, one online; needs a kernel
-             with NR_CPUS >= N (harness/kernels: the 6.1 kernels)
+             with NR_CPUS >= N (harness/kernels: the 6.1 kernels). dt
+             (arm64): -smp 1, maxcpus=1 and a device tree describing N
+             CPUs (the arm64 kernels full-nr4096: up to 4096)
   wide-online   -smp N on QEMU 10's q35 with x2APIC and interrupt
              remapping (--wide-qemu) for each N of --wide-online
              (default: none): N firmware-described CPUs, all online
@@ -144,8 +146,9 @@ main() {
 	# A device tree machine (arm64): its own tiers.
 	if [[ $ARCH_FIRMWARE == dt ]]; then
 		dt_tiers "$hotplug" "$online" "$holes" "$selftests" "$unchanged"
+		dt_possible_tier "$possible" "$config"
 		local t
-		for t in "possible:$possible" "wide-online:$wide_online" "wide-hotplug:$wide_hotplug" \
+		for t in "wide-online:$wide_online" "wide-hotplug:$wide_hotplug" \
 			"scenario:$([[ $scenarios == no ]] || echo yes)"; do
 			[[ -z ${t#*:} ]] ||
 				make_skip "${t%%:*}" "${t%%:*}" "$arch boots a device tree: the ${t%%:*} tier is x86-64's (the MADT, possible_cpus=, q35)"
@@ -251,6 +254,28 @@ dt_tiers() {
 			make_job "$name-selftests-unchanged" holes $((n - q)) 1 "$n" append=maxcpus=1 \
 				"holes=1-$q" "cpu_ids=$n" "initrd_extra=${5% *}" "selftests=${5#* }" \
 				selftests_judged=no selftests_stock=yes
+	done
+}
+
+# dt_possible_tier COUNTS CONFIG: the possible tier of a device tree
+# machine: -smp 1 and a device tree describing N CPUs (dt_cpus), the
+# ones past QEMU's never run, and maxcpus=1; N past the 512 CPUs virt
+# runs, up to the kernel's NR_CPUS (arm64's largest is 4096: the
+# kernels full-nr4096 of harness/kernels), else a skip. Memory grows
+# with N (4096 ids ran out of 2 GiB), the timeout too.
+dt_possible_tier() {
+	local n nr_cpus
+	[[ -n $1 ]] || return 0
+	nr_cpus=$(kconfig_get "$2" NR_CPUS)
+	[[ $nr_cpus =~ ^[0-9]+$ ]] || nr_cpus=1
+	for n in $1; do
+		if ((n > nr_cpus)); then
+			make_skip "$(printf 'possible-%04d' "$n")" possible \
+				"NR_CPUS is $nr_cpus: $n CPUs need a kernel built with more (the full-nr4096 kernels of harness/kernels)"
+		else
+			make_job "$(printf 'possible-%04d' "$n")" possible "$n" 1 1 append=maxcpus=1 \
+				"dt_cpus=$n" "mem=$((512 + n * 7 / 8))M" "timeout=$((60 + n / 16))"
+		fi
 	done
 }
 

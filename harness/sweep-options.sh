@@ -20,7 +20,7 @@ line), and six scenario boots:
             8192: the 6.1 kernels of harness/kernels)
   wide-online, wide-hotplug  past 255 CPUs the firmware describes, up
             to 4096, on QEMU 10 (see --wide-online, --wide-hotplug)
-Three on arm64 (--arch arm64: QEMU's virt with GICv3, up to 512 CPUs):
+Four on arm64 (--arch arm64: QEMU's virt with GICv3, up to 512 CPUs):
   hotplug   -smp N and the kernel's maxcpus=1: N possible, one online
             (QEMU hotplugs no arm64 CPU), default $DEFAULT_HOTPLUG_arm64
   online    -smp N, default $DEFAULT_ONLINE_arm64
@@ -29,6 +29,9 @@ Three on arm64 (--arch arm64: QEMU's virt with GICv3, up to 512 CPUs):
             nr_cpu_ids (N) exceeds the possible count (N - N/4), beside
             a control with the holes at the top; default $DEFAULT_HOLES_arm64
             (see --holes)
+  possible  -smp 1, maxcpus=1 and a device tree describing N CPUs, past
+            the 512 virt runs: default $DEFAULT_POSSIBLE_arm64 (NR_CPUS
+            4096 kernels)
 
 Options:
   --arch A         the architecture: x86_64 (default) or arm64

@@ -27,8 +27,8 @@ test_arch_tables() {
 	machine_args virt a || return 1
 	expect_eq "virt" "$MACHINE_ARCH ${a[*]}" "arm64 -machine virt,gic-version=3 -cpu cortex-a57" || rc=1
 	must_fail 'unknown architecture "sparc"' arch_row sparc || rc=1
-	expect_eq "7.3 arm64" "$(kernel_builds 7.3 full arm64) $(kernel_name 7.3 full arm64) $(kernel_name 7.3 full)" \
-		"full 7.3-arm64-full 7.3-full" || rc=1
+	expect_eq "7.3 arm64" "$(kernel_builds 7.3 full arm64 | paste -sd,) $(kernel_name 7.3 full arm64) $(kernel_name 7.3 full)" \
+		"full,full-nr4096 7.3-arm64-full 7.3-full" || rc=1
 	return $rc
 }
 
@@ -60,7 +60,7 @@ test_plan_arm64_tiers() {
 	local rc=0 out line
 	arm64_config || return 1
 	out=$("$HARNESS/plan.sh" --kernel /k --config "$TMP/config-arm64" --initrd /i --label a \
-		--accel kvm --cpus 33 --online "" --holes 8,64 --possible 300 --scenarios no \
+		--accel kvm --cpus 33 --online "" --holes 8,64 --possible 300,200 --wide-online 300 --scenarios no \
 		--selftests "/s.cpio 3" --selftests-unchanged "/u.cpio 3")
 	line=$(grep -- '-hotplug-033' <<<"$out")
 	expect_eq "hotplug" "$(fields "$line" smp append possible online pid_max machine accel)" \
@@ -77,6 +77,12 @@ test_plan_arm64_tiers() {
 	expect_eq "unchanged" "$(fields "$line" initrd_extra selftests_judged selftests_stock)" \
 		"initrd_extra=/u.cpio selftests_judged=no selftests_stock=yes" || rc=1
 	expect_eq "skips" "$(grep -c $'\tskip=arm64 boots a device tree' <<<"$out")" 1 || rc=1
+	# The possible tier: a device tree of N CPUs, one run; past the
+	# kernel's NR_CPUS (256 in this .config) a skip.
+	line=$(grep -- '-possible-0200' <<<"$out")
+	expect_eq "possible" "$(fields "$line" smp append dt_cpus possible online pid_max pid_max_min)" \
+		"smp=1 append=maxcpus=1 dt_cpus=200 possible=200 online=1 pid_max=204800 pid_max_min=1600" || rc=1
+	[[ $out == *"-possible-0300"$'\t'*"skip=NR_CPUS is 256: 300 CPUs need"* ]] || { echo "300 > NR_CPUS planned"; rc=1; }
 	# Without the series: the stock model, on the holes and the control.
 	out=$("$HARNESS/plan.sh" --kernel /k --config "$TMP/config-arm64" --initrd /i --label a \
 		--series no --cpus "" --online "" --holes 64 --scenarios no)
@@ -227,5 +233,19 @@ test_report_recorded_selftests() {
 	grep -q '^ *ok 6 selftest_pid_max # SKIP recorded, not judged: the guest said "not ok # exit 1"' "$d/results.ktap" ||
 		{ echo "the recorded failure is not a SKIP: $(grep selftest_pid_max "$d/results.ktap")"; rc=1; }
 	! grep -q '^ *not ok' "$d/results.ktap" || { echo "a not ok is left: $(grep '^ *not ok' "$d/results.ktap")"; rc=1; }
+	return $rc
+}
+
+# holes-dtb.sh --cpus: cpu nodes past QEMU's, with virt's MPIDR (16 to a
+# cluster) and PSCI; QEMU's own nodes kept.
+test_holes_dtb_more_cpus() {
+	needs dtc device-tree-compiler
+	needs fdtget device-tree-compiler
+	local rc=0 out="$TMP/m.dtb"
+	"$HARNESS/holes-dtb.sh" --cpus 40 "$out" "" "$TESTS/fake-qemu.sh" -smp 2 || return 1
+	expect_eq "nodes" "$(fdtget -l "$out" /cpus | grep -c '^cpu@')" 40 || rc=1
+	expect_eq "cpu@1, cpu@39" "$(fdtget "$out" /cpus/cpu@1 reg) $(fdtget -t x "$out" /cpus/cpu@39 reg) $(fdtget "$out" /cpus/cpu@39 enable-method)" \
+		"1 207 psci" || rc=1
+	must_fail "up to 4096" "$HARNESS/holes-dtb.sh" --cpus 5000 "$out" "" "$TESTS/fake-qemu.sh" || rc=1
 	return $rc
 }

@@ -34,9 +34,9 @@ Four on arm64 (--arch arm64: QEMU's virt with GICv3, up to 512 CPUs):
             4096 kernels)
 
 Options:
-  --arch A         the architecture: x86_64 (default) or arm64
-                   (harness/arches), cross-built and booted under TCG;
-                   each tier's default list is the architecture's
+  --arch A         the architecture, a row of harness/arches: x86_64
+                   (the default) or arm64 (cross-built, booted under
+                   TCG); each tier's default list is the architecture's
   --only TIER:LIST boot only these tiers, each at its LIST (repeatable;
                    every tier not named is off): hotplug, online,
                    possible, wide-online, wide-hotplug, holes, and

@@ -1,0 +1,69 @@
+"""The job list: one boot a line, TAB-separated KEY=VALUE fields (lib.sh's
+make_job writes them). A Job keeps its fields in their order, so a line
+read and written again is the same line."""
+from .formula import expected
+
+
+class Job:
+    """One boot: what to boot and what it must show."""
+
+    def __init__(self, fields):
+        self.fields = dict(fields)
+
+    @classmethod
+    def parse(cls, line):
+        fields = []
+        for word in line.rstrip("\n").split("\t"):
+            key, sep, value = word.partition("=")
+            if not sep or not key:
+                raise ValueError(f"not KEY=VALUE: {word!r}")
+            fields.append((key, value))
+        return cls(fields)
+
+    def line(self):
+        return "\t".join(f"{k}={v}" for k, v in self.fields.items())
+
+    def get(self, key, default=""):
+        return self.fields.get(key, default)
+
+    @property
+    def skip(self):
+        return self.get("skip")
+
+    def count(self):
+        """The CPUs the formula counts for this job's kernel: the possible
+        CPUs by the stock model, nr_cpu_ids (cpu_ids, else possible) by
+        the series'."""
+        if self.get("model") == "stock":
+            return int(self.fields["possible"])
+        return int(self.get("cpu_ids") or self.fields["possible"])
+
+
+def read(path):
+    """The jobs of a job list file, in order."""
+    with open(path, encoding="utf-8") as f:
+        return [Job.parse(line) for line in f if line.strip()]
+
+
+def kconfig(path):
+    """(BASE_SMALL, 64-bit) of a kernel .config, as lib.sh reads them."""
+    values = {}
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            key, sep, value = line.strip().partition("=")
+            if sep and key.startswith("CONFIG_"):
+                values[key[7:]] = value
+    return values.get("BASE_SMALL") in ("1", "y"), values.get("64BIT") == "y"
+
+
+def mismatches(job, small, is64):
+    """The fields of JOB that differ from the formula, "KEY=GOT want W"."""
+    model = job.get("model") or "series"
+    e = expected(job.count(), small, is64, model)
+    want = {"line_default": e.pid_max, "line_min": e.minimum,
+            "pid_max_min": e.minimum, "pid_max_max": e.limit}
+    # A pid_max set on the command line is the job's own (sysctl-override).
+    if job.get("pid_max") == job.get("line_default"):
+        want["pid_max"] = e.pid_max
+    return [f"{k}={job.get(k)} want {v}" for k, v in want.items()
+            if job.get(k) != str(v)]

@@ -52,7 +52,9 @@ main() {
 	local out="$build/selftests-$name" cpio="$build/selftests-$name.cpio" id
 	id=$(cat "$dir"/* "${BASH_SOURCE[0]}" "$ARCH_TABLE" | sha256sum | cut -d' ' -f1)
 	if [[ ! -f $cpio || $(cat "$cpio.id" 2>/dev/null) != "$id" ]]; then
-		info "building the pid_namespace selftests of $tree for $arch (static$( ((stock == 0)) || echo ", stock"))"
+		local how=static
+		((stock == 0)) || how+=", as the tarball has them"
+		info "building the pid_namespace selftests of $tree for $arch ($how)"
 		rm -rf "$out" "$cpio.id"
 		mkdir -p "$out"
 		# lib.mk's CC is $(CROSS_COMPILE)gcc.

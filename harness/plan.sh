@@ -183,9 +183,7 @@ main() {
 		make_job "$(printf 'hotplug-%03d%s' "$n" "$suffix")" hotplug "$n" 1 "1,maxcpus=$n" \
 			"machine=$hot_machine"
 	done
-	for n in $online; do
-		make_job "$(printf 'online-%03d' "$n")" online "$n" "$n" "$n"
-	done
+	online_tier "$online"
 	possible_tier "$possible" "$config" "$slots"
 	wide_tiers "$wide_online" "$wide_hotplug" "$config" "$wide_qemu" "$slots"
 	[[ $scenarios == yes ]] || return 0
@@ -214,6 +212,15 @@ main() {
 		make_job selftests scenario 1 1 1 "initrd_extra=${selftests% *}" "selftests=${selftests#* }"
 }
 
+# online_tier COUNTS: -smp N, all N online, on every architecture's
+# default machine.
+online_tier() {
+	local n
+	for n in $1; do
+		make_job "$(printf 'online-%03d' "$n")" online "$n" "$n" "$n"
+	done
+}
+
 # dt_tiers HOTPLUG ONLINE HOLES SELFTESTS UNCHANGED: the jobs of a
 # device tree machine (arm64's virt), where QEMU has no not-present CPUs
 # and the kernel's maxcpus=1 keeps all but one of -smp N offline. A hole
@@ -233,9 +240,7 @@ dt_tiers() {
 	for n in $1; do
 		make_job "$(printf 'hotplug-%03d' "$n")" hotplug "$n" 1 "$n" append=maxcpus=1
 	done
-	for n in $2; do
-		make_job "$(printf 'online-%03d' "$n")" online "$n" "$n" "$n"
-	done
+	online_tier "$2"
 	local name
 	for n in $3; do
 		q=$((n / 4))

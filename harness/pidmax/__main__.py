@@ -1,8 +1,29 @@
 """python3 -m pidmax VERB: the package's front, a verb a stage."""
 import argparse
+import os
 import sys
 
-from . import formula, joblist
+from . import boot, console, formula, joblist, judge, report
+
+# A shim (harness/report.sh and its kind) names itself, and stands for
+# one verb.
+SHIM = os.environ.get("PIDMAX_PROG")
+PROG = SHIM or "python3 -m pidmax"
+
+
+class Usage(argparse.HelpFormatter):
+    """Help that starts "Usage:", as every script of the harness does."""
+
+    def add_usage(self, usage, actions, groups, prefix=None):
+        super().add_usage(usage, actions, groups, prefix or "Usage: ")
+
+
+def verb(verbs, name, help_text, run):
+    """A verb's parser: named as its shim when a shim runs it."""
+    p = verbs.add_parser(name, help=help_text, description=help_text,
+                         formatter_class=Usage, prog=SHIM)
+    p.set_defaults(run=run)
+    return p
 
 
 def cmd_expected(args):
@@ -26,9 +47,67 @@ def cmd_check_jobs(args):
     return 1 if bad else 0
 
 
+def cmd_parse(args):
+    if args.write:
+        r, _ = boot.record(args.log)
+        print(judge.line(r))
+    else:
+        print(console.parse(args.log)[0])
+    return 0
+
+
+def cmd_judge(args):
+    v = judge.judge(judge.fields(args.job), judge.fields(args.record))
+    print("\n".join(v.lines()))
+    return 0
+
+
+def cmd_report(args):
+    boots = report.load(args.dir, console.parser_id())
+    report.write(args.dir, boots)
+    passed, failed, skipped = report.totals(boots)
+    if skipped:
+        print(f"{PROG}: {skipped} skipped (# SKIP in "
+              f"{args.dir}/results.ktap, with the reason)", file=sys.stderr)
+    print(f"{passed} passed, {failed} failed, {skipped} skipped")
+    return 1 if failed else 0
+
+
+def cmd_finish(args):
+    """The runner's line for a boot that ended: parsed and judged once,
+    kept beside its log."""
+    v, r, _ = boot.verdict(args.log, args.job)
+    failed = ",".join(c.name for c in v.checks if c.result == "fail")
+    print(v.verdict, r.get("pid_max", "none"), failed or "-")
+    return 0
+
+
+def verbs_of_a_boot(verbs):
+    pa = verb(verbs, "parse", "print the record of one console LOG",
+              cmd_parse)
+    pa.add_argument("--write", action="store_true",
+                    help="also keep LOG.record and LOG.nested beside it")
+    pa.add_argument("log", metavar="LOG")
+    ju = verb(verbs, "judge", "judge one boot's RECORD against its JOB line",
+              cmd_judge)
+    ju.add_argument("job", metavar="JOB")
+    ju.add_argument("record", metavar="RECORD")
+    fi = verb(verbs, "finish", "parse and judge the boot LOG of JOB once, "
+              "keep both beside LOG, print its verdict, pid_max and failed "
+              "checks", cmd_finish)
+    fi.add_argument("job", metavar="JOB")
+    fi.add_argument("log", metavar="LOG")
+    rp = verb(verbs, "report", "judge the boots of DIR/jobs from DIR/boots "
+              "and write DIR/results.ktap, results.csv, results.xml, "
+              "checks.csv (and variants.csv)", cmd_report)
+    rp.add_argument("dir", metavar="DIR")
+
+
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="python3 -m pidmax", description=__doc__)
+    p = argparse.ArgumentParser(prog=PROG, description=__doc__,
+                                formatter_class=Usage)
     verbs = p.add_subparsers(dest="verb", required=True)
+    verbs_of_a_boot(verbs)
     e = verbs.add_parser("expected", help="the formula for CPUS counted CPUs")
     e.add_argument("cpus", type=int)
     e.add_argument("--small", action="store_true", help="CONFIG_BASE_SMALL")
@@ -42,8 +121,8 @@ def main(argv=None):
     try:
         return args.run(args)
     except (OSError, ValueError, KeyError) as err:
-        print(f"pidmax: error: {err}", file=sys.stderr)
-        return 2
+        print(f"{PROG}: error: {err}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -1,0 +1,87 @@
+"""One boot's result, kept beside its console log: parsed once, judged once.
+
+LOG.record holds the record (console.py) after a parser=ID field, and
+LOG.nested the KTAP to nest under the boot's checks, each line behind
+its section's name and a TAB. LOG.verdict holds the judge's lines after
+a judge=ID field, where ID names the judge's code and the job and the
+record it judged. A kept record made by other code, or older than its
+log or its LOG.meta, is made again, and so is a verdict of anything else.
+"""
+import hashlib
+import os
+
+from . import console, judge
+
+ENCODING = console.ENCODING
+
+
+def _newer(a, b):
+    """Whether file A exists and is newer than B (or B does not exist)."""
+    try:
+        ta = os.stat(a).st_mtime_ns
+    except FileNotFoundError:
+        return False
+    try:
+        return ta > os.stat(b).st_mtime_ns
+    except FileNotFoundError:
+        return True
+
+
+def _kept(path, log, tag):
+    """The lines of PATH after its first field TAG, when it is fresh."""
+    if not os.path.isfile(path) or not _newer(path, log) or \
+            _newer(log + ".meta", path):
+        return None
+    with open(path, encoding=ENCODING) as f:
+        lines = f.read().split("\n")
+    first, _, rest = lines[0].partition("\t")
+    if first != tag:
+        return None
+    return [rest] + lines[1:-1]
+
+
+def _keep(path, tag, lines):
+    """Write LINES into PATH, the first behind TAG, through a rename."""
+    with open(path + ".tmp", "w", encoding=ENCODING) as f:
+        f.write(tag + "\t" + "\n".join(lines) + "\n")
+    os.replace(path + ".tmp", path)
+
+
+def record(log, parser=None):
+    """(record fields, nested lines) of the boot LOG, parsed at most once."""
+    tag = "parser=" + (parser or console.parser_id())
+    kept = _kept(log + ".record", log, tag)
+    if kept is not None and os.path.isfile(log + ".nested"):
+        with open(log + ".nested", encoding=ENCODING) as f:
+            return judge.fields(kept[0]), f.read().split("\n")[:-1]
+    line, nested = console.parse(log)
+    with open(log + ".nested.tmp", "w", encoding=ENCODING) as f:
+        f.write("".join(n + "\n" for n in nested))
+    os.replace(log + ".nested.tmp", log + ".nested")
+    _keep(log + ".record", tag, [line])
+    return judge.fields(line), nested
+
+
+def judge_id(job_line, record_line):
+    """What a verdict depends on: the judge's code, the KUnit cases it
+    wants, the job and the record."""
+    h = hashlib.sha256(record_line.encode(ENCODING))
+    with open(judge.__file__, "rb") as f:
+        h.update(f.read())
+    h.update("\0".join(judge.kunit_cases()).encode())
+    h.update(job_line.encode(ENCODING))
+    return h.hexdigest()[:16]
+
+
+def verdict(log, job_line, parser=None):
+    """(Verdict, record fields, nested lines) of the boot LOG of the job
+    JOB_LINE, judged at most once."""
+    parser = parser or console.parser_id()
+    r, nested = record(log, parser)
+    tag = "judge=" + judge_id(job_line, judge.line(r))
+    kept = _kept(log + ".verdict", log, tag)
+    if kept:
+        return judge.read_verdict(kept), r, nested
+    v = judge.judge(judge.fields(job_line), r)
+    _keep(log + ".verdict", tag, v.lines())
+    return v, r, nested

@@ -1,0 +1,278 @@
+"""The console parser: one guest's console log read once into one record.
+
+A record is what the guest and its kernel showed: the markers, the KTAP
+counts and the names of failed guest checks, the CPU counts and pid_max
+values the guest reported, its PID budget, the CPUs the kernel says it
+brought up, the kernel's boot line, any panic, oops or RCU stall, and
+the KUnit suite "pid_max" run at boot. Beside it, the nested KTAP that
+the report puts under the boot's checks, by section: console (the
+kernel's noteworthy lines), guest_checks (the guest's own KTAP) and
+kunit (the suite's cases). The parser only reads; judge.py judges.
+
+Logs are read as Latin-1, so any byte of a console survives unchanged.
+"""
+import hashlib
+import os
+import re
+
+ENCODING = "latin-1"
+DEFAULT_META = "qemu_exit=none timed_out=0 seconds=0"
+
+# What fails a boot when the console shows it. arm64 dumps a stack as
+# "Call trace:", x86 as "Call Trace:".
+BAD = re.compile(r"(^|[\] ])(Oops|BUG|WARNING)[: ]|Call [Tt]race:")
+# An RCU CPU stall warning (kernel/rcu/tree_stall.h): under TCG the pace
+# of the emulator on a busy host, which fails a boot all the same.
+STALL = re.compile(r"rcu: INFO: [a-z_]+ (self-detected stall|detected stalls)")
+# What is quoted under a failed boot: the first 12 of these lines.
+NOTEWORTHY = re.compile(r"smp: Brought up|Kernel panic|Oops|BUG|WARNING|"
+                        r"invalid opcode|Error|failed|stall on|stalls on")
+QUOTED_LINES = 12
+STAMP = re.compile(r"^\[ *[0-9]+\.[0-9]+\] ")
+BROUGHT_UP = re.compile(r"smp: Brought up [0-9]+ nodes?, ([0-9]+) CPUs?")
+SYSCTL_ERR = re.compile(r"Failed to set sysctl parameter .kernel\.pid_max=")
+SUITE = re.compile(r"^[ \t]+# Subtest: pid_max$")
+SUITE_PLAN = re.compile(r"^[ \t]+1\.\.([0-9]+)$")
+SUITE_CASE = re.compile(r"^[ \t]+(1\.\.[0-9]+|ok [0-9]+ |not ok [0-9]+ )")
+SUITE_END = re.compile(r"^(not )?ok [0-9]+ pid_max$")
+GUEST_KTAP = re.compile(r"^(1\.\.[0-9]+|ok [0-9]+ |not ok [0-9]+ |# )")
+BEGIN, END = "PIDMAX-HARNESS-BEGIN", "PIDMAX-HARNESS-END"
+DIGITS = re.compile(r"^[0-9]+$")
+
+# The record's fields after the meta ones, in the order they are written,
+# with their values before any line is read.
+FIELDS = (("begin", 0), ("end", 0), ("plan", "none"), ("oks", 0),
+          ("notoks", 0), ("failed", "none"), ("possible", "none"),
+          ("online", "none"), ("pid_max", "none"), ("pid_max_min", "none"),
+          ("pid_max_max", "none"), ("line_default", "none"),
+          ("line_min", "none"), ("panic", 0), ("oops", 0), ("stall", 0),
+          ("sysctl_err", 0), ("panic_msg", "none"), ("brought_up", "none"),
+          ("last_pid_at_init", "none"), ("tasks", "none"),
+          ("kthreads", "none"), ("pidns_child", "none"),
+          ("pidns_written", "none"), ("pidns_top", "none"),
+          ("pidns_next", "none"), ("pidns_parent", "none"),
+          ("selftests_ok", 0), ("kunit", "none"), ("kunit_plan", "none"),
+          ("kunit_oks", 0), ("kunit_notoks", 0), ("kunit_failed", "none"),
+          ("kunit_passed", "none"))
+# "# name: K=V ..." lines of the guest and the record fields they fill.
+KV_LINES = {
+    "# pid_budget: ": (("last_pid_at_init", "last_pid_at_init"),
+                       ("tasks", "tasks"), ("kthreads", "kthreads")),
+    "# pidns: ": (("child", "pidns_child"), ("written", "pidns_written"),
+                  ("top", "pidns_top"), ("next", "pidns_next"),
+                  ("parent", "pidns_parent")),
+}
+VALUE_LINES = {"# pid_max: ": "pid_max", "# pid_max_min: ": "pid_max_min",
+               "# pid_max_max: ": "pid_max_max"}
+
+
+def count_cpus(text):
+    """The size of a kernel CPU list: count_cpus("0-3,8") == 5."""
+    n = 0
+    for part in text.split(","):
+        ends = part.split("-")
+        if len(ends) == 2:
+            n += _leading_int(ends[1]) - _leading_int(ends[0]) + 1
+        elif DIGITS.match(part):
+            n += 1
+    return n
+
+
+def _leading_int(text):
+    m = re.match(r"\s*([0-9]*)", text)
+    return int(m.group(1) or 0)
+
+
+def num(value):
+    """VALUE when it is a number, else "none"."""
+    return value if DIGITS.match(value) else "none"
+
+
+def words(line):
+    """The words of LINE as awk splits its fields: on blanks and tabs."""
+    return [w for w in re.split(r"[ \t]+", line) if w]
+
+
+def kv_words(line):
+    """The KEY=VALUE words of a "# name: K=V K=V" line (one "=" each)."""
+    out = {}
+    for word in words(line)[2:]:
+        parts = word.split("=")
+        if len(parts) == 2:
+            out[parts[0]] = parts[1]
+    return out
+
+
+def clean(line):
+    """A console line without its CR and the printk time stamp."""
+    return STAMP.sub("", line.replace("\r", "").rstrip("\n"), count=1)
+
+
+class Parser:
+    """Reads console lines in order; record() and nested give the result."""
+
+    def __init__(self):
+        self.f = dict(FIELDS)
+        self.failed, self.kfailed, self.kpassed = [], [], []
+        self.nested = []
+        self.quoted = 0
+        self.n_suite = self.n_guest = self.in_kunit = False
+
+    def feed(self, raw):
+        line = clean(raw)
+        self._nest(line)
+        self._scan(line)
+        if not self._kunit(line):
+            self._guest(line)
+
+    def _nest(self, line):
+        """The KTAP nested under the boot: noteworthy kernel lines, the
+        suite's cases, the guest's own results."""
+        if NOTEWORTHY.search(line) and not line.startswith("# "):
+            self.quoted += 1
+            if self.quoted <= QUOTED_LINES:
+                self.nested.append(("console", "    # console: " + line))
+        if SUITE.match(line):
+            self.n_suite = True
+        elif self.n_suite and SUITE_CASE.match(line):
+            self.nested.append(("kunit", "        " + line.lstrip(" \t")))
+        elif self.n_suite and SUITE_END.match(line):
+            self.n_suite = False
+        elif line == BEGIN:
+            self.n_guest, self.n_suite = True, False
+        elif line == END:
+            self.n_guest = False
+        elif self.n_guest and GUEST_KTAP.match(line):
+            self.nested.append(("guest_checks", "        " + line))
+
+    def _scan(self, line):
+        """What the kernel says anywhere on the console."""
+        f = self.f
+        at = line.find("Kernel panic - not syncing")
+        if at >= 0:
+            f["panic"] = 1
+            if f["panic_msg"] == "none":
+                msg = line[line.find("not syncing") + 11:]
+                f["panic_msg"] = re.sub(r"^:? *", "", msg).replace("\t", " ")
+        m = BROUGHT_UP.search(line)
+        if m:
+            f["brought_up"] = m.group(1)
+        if SYSCTL_ERR.search(line):
+            f["sysctl_err"] = 1
+        if BAD.search(line):
+            f["oops"] = 1
+        if STALL.search(line):
+            f["stall"] = 1
+
+    def _kunit(self, line):
+        """The KUnit suite of the series, run before init: True when the
+        line was the suite's."""
+        f = self.f
+        if SUITE.match(line):
+            self.in_kunit, f["kunit"] = True, "running"
+            return True
+        if not self.in_kunit:
+            return False
+        fields = words(line)
+        if SUITE_PLAN.match(line):
+            f["kunit_plan"] = SUITE_PLAN.match(line).group(1)
+        elif re.match(r"^[ \t]+ok [0-9]+ ", line):
+            f["kunit_oks"] += 1
+            self.kpassed.append(fields[2])
+        elif re.match(r"^[ \t]+not ok [0-9]+ ", line):
+            f["kunit_notoks"] += 1
+            self.kfailed.append(fields[3])
+        elif re.match(r"^ok [0-9]+ pid_max$", line):
+            f["kunit"], self.in_kunit = "ok", False
+        elif re.match(r"^not ok [0-9]+ pid_max$", line):
+            f["kunit"], self.in_kunit = "notok", False
+        else:
+            return False
+        return True
+
+    def _guest(self, line):
+        """The guest's own report, between its markers."""
+        f = self.f
+        if line == BEGIN:
+            f["begin"], self.in_kunit = 1, False
+            return
+        if not f["begin"]:
+            return
+        if line == END:
+            f["end"] = 1
+        elif re.match(r"^1\.\.[0-9]+$", line):
+            f["plan"] = line[3:]
+        elif line.startswith("ok ") and re.match(r"^ok [0-9]+ ", line):
+            if re.match(r"^ok [0-9]+ selftest_[^ ]+$", line):
+                f["selftests_ok"] += 1
+            f["oks"] += 1
+        elif re.match(r"^not ok [0-9]+ ", line):
+            f["notoks"] += 1
+            self.failed.append(words(line)[3])
+        else:
+            self._guest_values(line)
+
+    def _guest_values(self, line):
+        f = self.f
+        if line.startswith("# cpus: "):
+            for word in words(line)[2:]:
+                key, _, value = word.partition("=")
+                if key in ("possible", "online"):
+                    f[key] = count_cpus(value.split("=")[0])
+            return
+        for prefix, pairs in KV_LINES.items():
+            if line.startswith(prefix):
+                values = kv_words(line)
+                for word, field in pairs:
+                    f[field] = num(values.get(word, ""))
+                return
+        for prefix, field in VALUE_LINES.items():
+            if line.startswith(prefix):
+                w = words(line)
+                f[field] = num(w[2] if len(w) > 2 else "")
+                return
+        if line.startswith("# boot_line: "):
+            for word, field in (("default", "line_default"),
+                                ("minimum", "line_min")):
+                m = re.search(word + r": ([0-9]+)", line)
+                if m:
+                    f[field] = m.group(1)
+
+    def fields(self):
+        """The record's fields after the meta ones, in order."""
+        f = dict(self.f)
+        for key, values in (("failed", self.failed),
+                            ("kunit_failed", self.kfailed),
+                            ("kunit_passed", self.kpassed)):
+            f[key] = ",".join(values) if values else "none"
+        return f
+
+
+def read_meta(log):
+    """The first line of LOG.meta (boot-guest.sh), its words TAB-joined."""
+    meta = DEFAULT_META
+    try:
+        with open(log + ".meta", encoding=ENCODING) as f:
+            meta = f.readline().strip(" \t\n")
+    except FileNotFoundError:
+        pass
+    return meta.replace(" ", "\t")
+
+
+def parse(log):
+    """(record line, nested lines) of the console LOG."""
+    if not os.access(log, os.R_OK):
+        raise ValueError(f"{log} is not readable")
+    p = Parser()
+    with open(log, encoding=ENCODING, newline="\n") as f:
+        for raw in f:
+            p.feed(raw)
+    body = "\t".join(f"{k}={v}" for k, v in p.fields().items())
+    return read_meta(log) + "\t" + body, [f"{s}\t{t}" for s, t in p.nested]
+
+
+def parser_id():
+    """What identifies the parser's code: a record kept by other code is
+    parsed again."""
+    with open(__file__, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()[:16]

@@ -1,0 +1,284 @@
+"""The judge: one boot's record (console.py) against its job (plan.sh).
+
+Every expected value comes from the job; nothing is recomputed here and
+nothing is read back from the guest as an expectation. A boot passes
+only when no check failed (the vmtest.sh rule: a guest fails until it
+proves success). The checks run in the order of CHECKS; most compare
+one observed field with the job's field of the same name (EXPECT), the
+rest are the few that need more than one field.
+"""
+import os
+from dataclasses import dataclass, field
+
+from .tables import HARNESS
+
+REQUIRED = ("name", "possible", "online", "pid_max", "pid_max_min",
+            "pid_max_max", "line_default", "line_min", "sysctl_refused",
+            "kunit")
+# The record's names of what the job calls otherwise.
+OBSERVED_AS = {"sysctl_refused": "sysctl_err", "selftests": "selftests_ok"}
+
+
+@dataclass
+class Check:
+    name: str
+    result: str
+    reason: str = ""
+
+    def line(self):
+        return f"check={self.name}\tresult={self.result}\treason={self.reason}"
+
+
+@dataclass
+class Verdict:
+    verdict: str
+    reason: str
+    checks: list = field(default_factory=list)
+
+    def lines(self):
+        head = f"verdict={self.verdict}\treason={self.reason}"
+        return [head] + [c.line() for c in self.checks]
+
+
+def get(d, key, default="none"):
+    """d[key] unless it is missing or empty (Bash's ${d[key]:-default})."""
+    return d.get(key) or default
+
+
+def is_num(value):
+    return value.isdigit() and value.isascii()
+
+
+def expect(name, what, got, want):
+    if got == want:
+        return Check(name, "ok")
+    return Check(name, "fail", f"{what} {got}, expected {want}")
+
+
+def check_timeout(j, r):
+    if get(r, "timed_out", "0") == "1":
+        accel = get(j, "accel", "an unknown accelerator")
+        return Check("timeout", "fail", f"TIMEOUT: guest killed after "
+                     f"{get(r, 'seconds', '?')}s under {accel}")
+    return Check("timeout", "ok")
+
+
+def check_panic(j, r):
+    if get(r, "panic", "0") == "1":
+        return Check("panic", "fail", "PANIC: the kernel panicked: "
+                     + get(r, "panic_msg"))
+    return Check("panic", "ok")
+
+
+def check_final_marker(j, r):
+    if get(r, "begin", "0") != "1":
+        return Check("final_marker", "fail", "the guest's init never "
+                     f"reported (qemu exit {get(r, 'qemu_exit')})")
+    if get(r, "end", "0") != "1":
+        return Check("final_marker", "fail", "no final marker: the guest "
+                     "stopped before its checks ended")
+    return Check("final_marker", "ok")
+
+
+def guest_results(j, r):
+    """(failed, notoks, oks, recorded) of the guest's KTAP: the selftests
+    of a job that records them (selftests_judged=no) count as results,
+    whatever their outcome."""
+    failed, notoks = get(r, "failed"), int(get(r, "notoks", "0"))
+    oks, recorded = int(get(r, "oks", "0")), []
+    if j.get("selftests_judged") == "no" and failed != "none":
+        kept = []
+        for name in [f for f in failed.split(",") if f]:
+            if name.startswith("selftest_"):
+                recorded.append(name[len("selftest_"):])
+                notoks, oks = notoks - 1, oks + 1
+            else:
+                kept.append(name)
+        failed = ",".join(kept)
+    return failed, notoks, str(oks), ",".join(recorded)
+
+
+def check_guest(j, r):
+    failed, notoks, oks, _ = guest_results(j, r)
+    if notoks != 0:
+        return Check("guest_checks", "fail",
+                     f"guest checks failed: {failed or '?'}")
+    plan = get(r, "plan")
+    if plan == "none" or oks != plan:
+        return Check("guest_checks", "fail",
+                     f"{oks} guest results for a plan of {plan}")
+    return Check("guest_checks", "ok")
+
+
+def kunit_cases():
+    """The cases the suite must pass (config/kunit-pid_max.cases)."""
+    path = os.environ.get("PIDMAX_KUNIT_CASES") or os.path.join(
+        HARNESS, "config", "kunit-pid_max.cases")
+    with open(path, encoding="utf-8") as f:
+        names = [line.strip() for line in f]
+    return [n for n in names if n and not n.startswith("#")]
+
+
+def check_kunit(j, r):
+    suite = "KUnit suite pid_max: "
+    if j["kunit"] != "1":
+        return Check("kunit", "skip",
+                     "the kernel is built without CONFIG_PID_MAX_KUNIT_TEST")
+    if get(r, "kunit") != "ok" or get(r, "kunit_notoks", "0") != "0":
+        return Check("kunit", "fail", f"{suite}{get(r, 'kunit')}, failed "
+                     f"cases: {get(r, 'kunit_failed')}")
+    if get(r, "kunit_oks", "0") != get(r, "kunit_plan"):
+        return Check("kunit", "fail", f"{suite}{get(r, 'kunit_oks', '0')} "
+                     f"results for a plan of {get(r, 'kunit_plan')}")
+    passed = get(r, "kunit_passed", "").split(",")
+    missing = [c for c in kunit_cases() if c not in passed]
+    if missing:
+        return Check("kunit", "fail", f"{suite}case {missing[0]} is missing")
+    return Check("kunit", "ok")
+
+
+def check_log_scan(j, r):
+    if get(r, "stall", "0") == "1":
+        accel = get(j, "accel", "an unknown accelerator")
+        return Check("log_scan", "fail", "RCU STALL: the console shows an "
+                     f"RCU CPU stall warning (under {accel})")
+    if get(r, "oops", "0") == "1":
+        return Check("log_scan", "fail",
+                     "the console shows an oops, BUG or WARNING")
+    return Check("log_scan", "ok")
+
+
+def check_online(j, r):
+    online, up = get(r, "online"), get(r, "brought_up")
+    if online == "none" and up not in ("none", j["online"]):
+        # x86 brings its CPUs up in id order: the ones after the last one
+        # up never came.
+        return Check("online_cpus", "fail", f"online CPUs none, expected "
+                     f"{j['online']}: the kernel brought up {up}, CPUs "
+                     f"{up}-{int(j['online']) - 1} never came up")
+    return expect("online_cpus", "online CPUs", online, j["online"])
+
+
+def check_pid_max_min(j, r):
+    got, lmin, ldef = get(r, "pid_max_min"), get(r, "line_min"), \
+        get(r, "line_default")
+    if int(j["pid_max_min"]) > int(j["pid_max"]):
+        # A minimum above pid_max (stock with BASE_SMALL past 4096 CPU
+        # ids): no value is writable, so the guest's probe finds none.
+        return expect("pid_max_min", "pid_max_min (the lowest writable "
+                      "value)", got, "none")
+    if got == "none" and is_num(lmin) and is_num(ldef) and \
+            int(lmin) > int(ldef):
+        # Stock 6.1 with BASE_SMALL and more than 4096 CPU ids: the
+        # sysctl's range is empty, so the guest's probe finds nothing.
+        return Check("pid_max_min", "fail", f"pid_max_min none, expected "
+                     f"{j['pid_max_min']}: no value is writable, the boot "
+                     f"line's minimum {lmin} lies above pid_max {ldef}")
+    return expect("pid_max_min", "pid_max_min", got, j["pid_max_min"])
+
+
+def check_boot_line(j, r):
+    got = f"{get(r, 'line_default')}/{get(r, 'line_min')}"
+    want = f"{j['line_default']}/{j['line_min']}"
+    return expect("boot_line", "boot line default/minimum", got, want)
+
+
+def check_sysctl(j, r):
+    refused = j["sysctl_refused"]
+    if get(r, OBSERVED_AS["sysctl_refused"], "0") == refused:
+        return Check("sysctl_setting", "ok")
+    did = "did not refuse" if refused == "1" else "refused"
+    return Check("sysctl_setting", "fail",
+                 f"the kernel {did} the sysctl.kernel.pid_max= setting")
+
+
+def check_pidns(j, r):
+    """The child pid namespace: what the child read, that it took the
+    write of W, the fork after ns_last_pid W - 2 got W - 1 and the next
+    one wrapped below it, and the parent's value after."""
+    if not j.get("pidns"):
+        return None
+    w = int(j["pidns"])
+    got = " ".join(get(r, "pidns_" + k) for k in
+                   ("child", "written", "top", "parent"))
+    want = f"{j.get('pidns_child', '')} {w} {w - 1} {j.get('pidns_parent', '')}"
+    if got != want:
+        return Check("pid_namespace", "fail", f"child pid namespace "
+                     f"({get(j, 'pidns_scope', '?')} pid_max): child/written/"
+                     f"first PID/parent {got}, expected {want}")
+    nxt = get(r, "pidns_next")
+    if not is_num(nxt) or int(nxt) >= w - 1:
+        return Check("pid_namespace", "fail", "child pid namespace: the "
+                     f"fork after PID {w - 1} got {nxt}, expected a wrap "
+                     "below it")
+    return Check("pid_namespace", "ok")
+
+
+def check_selftests(j, r):
+    """The kernel's own selftests: every one packed passed (not
+    skipped), or their outcome recorded (selftests_judged=no)."""
+    want = j.get("selftests")
+    if not want:
+        return None
+    passed = get(r, OBSERVED_AS["selftests"], "0")
+    if j.get("selftests_judged") == "no":
+        recorded = guest_results(j, r)[3]
+        failed = f", failed: {recorded}" if recorded else ""
+        return Check("selftests", "skip", f"recorded, not judged: {passed} "
+                     f"of {want} passed{failed}")
+    return expect("selftests", "kernel selftests passed:", passed, want)
+
+
+def plain(name, what, key):
+    """A check of one observed field against the job's field KEY."""
+    return lambda j, r: expect(name, what, get(r, key), j[key])
+
+
+CHECKS = (check_timeout, check_panic, check_final_marker, check_guest,
+          check_kunit, check_log_scan,
+          plain("possible_cpus", "possible CPUs", "possible"),
+          check_online, plain("pid_max", "pid_max", "pid_max"),
+          check_pid_max_min,
+          plain("pid_max_max", "pid_max_max", "pid_max_max"),
+          check_boot_line, check_sysctl, check_pidns, check_selftests)
+
+
+def judge(j, r):
+    """The Verdict of the boot with job fields J and record fields R."""
+    if j.get("skip"):
+        raise ValueError(f"job {get(j, 'name', '?')} is a skip: nothing "
+                         "to judge")
+    for key in REQUIRED:
+        if not j.get(key):
+            raise ValueError(f"the job lacks its {key} field")
+    checks = [c for c in (check(j, r) for check in CHECKS) if c]
+    reasons = [c.reason or c.name for c in checks if c.result == "fail"]
+    verdict = "fail" if reasons else "pass"
+    if get(r, "timed_out", "0") == "1":
+        verdict = "timeout"
+    elif get(r, "panic", "0") == "1":
+        verdict = "panic"
+    return Verdict(verdict, "; ".join(reasons), checks)
+
+
+def fields(line):
+    """The KEY=VALUE fields of a job or record line, as a dict."""
+    out = {}
+    for word in line.rstrip("\n").split("\t"):
+        key, sep, value = word.partition("=")
+        if sep:
+            out[key] = value
+    return out
+
+
+def line(fields):
+    """FIELDS as one KEY=VALUE line."""
+    return "\t".join(f"{k}={v}" for k, v in fields.items())
+
+
+def read_verdict(lines):
+    """The Verdict of the judge's LINES (Verdict.lines)."""
+    head = fields(lines[0])
+    checks = [Check(c["check"], c["result"], c.get("reason", ""))
+              for c in map(fields, lines[1:])]
+    return Verdict(head["verdict"], head.get("reason", ""), checks)

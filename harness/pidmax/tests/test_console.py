@@ -1,0 +1,116 @@
+"""The console parser on recorded console logs and edited copies."""
+import os
+import tempfile
+import unittest
+
+from pidmax import console
+from pidmax.judge import fields
+
+FIX = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "fixtures")
+
+
+def parsed(name):
+    line, nested = console.parse(os.path.join(FIX, name))
+    return fields(line), nested
+
+
+def parse_text(text, meta=None):
+    """The record of a console log holding TEXT."""
+    with tempfile.TemporaryDirectory() as d:
+        log = os.path.join(d, "x.log")
+        with open(log, "w", encoding="latin-1") as f:
+            f.write(text)
+        if meta is not None:
+            with open(log + ".meta", "w", encoding="latin-1") as f:
+                f.write(meta)
+        line, nested = console.parse(log)
+    return line, fields(line), nested
+
+
+class ConsoleTest(unittest.TestCase):
+    def test_recorded_pass(self):
+        # 255 possible CPUs, one online: 1024 PIDs a CPU id, 8 a CPU
+        # for the minimum; the guest's six results.
+        r, _ = parsed("hotplug-255.log")
+        want = {"begin": "1", "end": "1", "plan": "6", "oks": "6",
+                "notoks": "0", "possible": "255", "online": "1",
+                "pid_max": str(255 * 1024), "pid_max_min": str(255 * 8),
+                "pid_max_max": "4194304", "line_default": str(255 * 1024),
+                "line_min": str(255 * 8), "panic": "0", "oops": "0",
+                "timed_out": "0", "failed": "none"}
+        self.assertEqual({k: r[k] for k in want}, want)
+
+    def test_recorded_budget(self):
+        r, _ = parsed("budget-online-008.log")
+        self.assertEqual((r["last_pid_at_init"], r["tasks"], r["kthreads"],
+                          r["brought_up"]), ("63", "55", "53", "8"))
+
+    def test_recorded_panic(self):
+        r, nested = parsed("panic.log")
+        self.assertEqual((r["panic"], r["begin"]), ("1", "0"))
+        self.assertNotEqual(r["panic_msg"], "none")
+        self.assertTrue(any(n.startswith("console\t    # console: Kernel panic")
+                            for n in nested))
+
+    def test_fields_in_order_after_meta(self):
+        line, r, _ = parse_text("", "qemu_exit=0 timed_out=1 seconds=3.5\n")
+        names = list(r)
+        self.assertEqual(names[:3], ["qemu_exit", "timed_out", "seconds"])
+        self.assertEqual(names[3:], [k for k, _ in console.FIELDS])
+        self.assertEqual(r["timed_out"], "1")
+        self.assertNotIn(" ", line)
+
+    def test_no_meta(self):
+        _, r, _ = parse_text("")
+        self.assertEqual((r["qemu_exit"], r["seconds"]), ("none", "0"))
+
+    def test_guest_lines_count_between_markers_only(self):
+        text = ("ok 1 before\n[    1.5] PIDMAX-HARNESS-BEGIN\r\n1..3\n"
+                "ok 1 a\nnot ok 2 b # why\nok 3 selftest_x\n"
+                "# cpus: possible=0-3,8 online=0\n# pid_max: 4096\n"
+                "# pid_max_min: x\nPIDMAX-HARNESS-END\n")
+        _, r, nested = parse_text(text)
+        self.assertEqual((r["plan"], r["oks"], r["notoks"], r["failed"]),
+                         ("3", "2", "1", "b"))
+        self.assertEqual((r["selftests_ok"], r["possible"], r["online"]),
+                         ("1", "5", "1"))
+        self.assertEqual((r["pid_max"], r["pid_max_min"]), ("4096", "none"))
+        self.assertEqual([n for n in nested if n.startswith("guest")][0],
+                         "guest_checks\t        1..3")
+
+    def test_kunit_suite(self):
+        text = ("    # Subtest: pid_max\n    1..3\n    ok 1 a\n"
+                "    not ok 2 b\n    ok 3 c # SKIP no\nnot ok 1 pid_max\n")
+        _, r, nested = parse_text(text)
+        self.assertEqual((r["kunit"], r["kunit_plan"], r["kunit_oks"],
+                          r["kunit_notoks"], r["kunit_failed"],
+                          r["kunit_passed"]),
+                         ("notok", "3", "2", "1", "b", "a,c"))
+        self.assertEqual(len([n for n in nested if n.startswith("kunit")]), 4)
+
+    def test_log_scan(self):
+        for text, key in (("[ 1.0] WARNING: at x\n", "oops"),
+                          ("Call trace:\n", "oops"),
+                          ("rcu: INFO: rcu_preempt detected stalls on\n",
+                           "stall"),
+                          ("Failed to set sysctl parameter 'kernel.pid_max=1'"
+                           ": invalid argument\n", "sysctl_err")):
+            with self.subTest(text=text):
+                self.assertEqual(parse_text(text)[1][key], "1")
+        self.assertEqual(parse_text("WARNINGS none\n")[1]["oops"], "0")
+
+    def test_quotes_twelve_lines(self):
+        _, _, nested = parse_text("an Error here\n" * 20)
+        self.assertEqual(len(nested), console.QUOTED_LINES)
+
+    def test_count_cpus(self):
+        self.assertEqual([console.count_cpus(s) for s in
+                          ("0-3,8", "", "0", "0,17-63")], [5, 0, 1, 48])
+
+    def test_unreadable(self):
+        with self.assertRaisesRegex(ValueError, "is not readable"):
+            console.parse("/nonexistent/x.log")
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,109 @@
+"""The reporter on a results folder made here: a boot from a recorded log,
+a skip, a boot never run, and a second variant."""
+import os
+import shutil
+import tempfile
+import unittest
+import xml.etree.ElementTree as ET
+
+from pidmax import boot, report
+from pidmax.tests.test_judge import FIX, job
+
+
+def line(fields):
+    return "\t".join(f"{k}={v}" for k, v in fields.items())
+
+
+class ReportTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+        os.mkdir(os.path.join(self.dir, "boots"))
+        shutil.copy(os.path.join(FIX, "hotplug-255.log"),
+                    os.path.join(self.dir, "boots", "a-hotplug-255.log"))
+        base = {"tier": "hotplug", "variant": "full", "label": "a"}
+        self.jobs = [
+            job(255, **base, name="a-hotplug-255"),
+            {**base, "name": "a-wide-512", "skip": "no q35, \"wide\" <off>"},
+            job(33, **base, name="a-hotplug-033"),
+            job(255, **{**base, "variant": "small", "label": "b"},
+                name="b-hotplug-255", pid_max="32768"),
+        ]
+        shutil.copy(os.path.join(FIX, "hotplug-255.log"),
+                    os.path.join(self.dir, "boots", "b-hotplug-255.log"))
+        self.write_jobs()
+
+    def tearDown(self):
+        shutil.rmtree(self.dir)
+
+    def write_jobs(self):
+        with open(os.path.join(self.dir, "jobs"), "w") as f:
+            f.write("".join(line(j) + "\n" for j in self.jobs))
+
+    def run_report(self):
+        boots = report.load(self.dir, None)
+        report.write(self.dir, boots)
+        return boots
+
+    def read(self, name):
+        with open(os.path.join(self.dir, name)) as f:
+            return f.read().splitlines()
+
+    def test_verdicts_and_totals(self):
+        boots = self.run_report()
+        self.assertEqual([b.verdict for b in boots],
+                         ["pass", "skip", "fail", "fail"])
+        self.assertEqual(report.totals(boots), (1, 2, 1))
+        ktap = self.read("results.ktap")
+        self.assertEqual(ktap[:2], ["KTAP version 1", "1..4"])
+        self.assertIn('ok 2 a-wide-512 # SKIP no q35, "wide" <off>', ktap)
+        self.assertIn("not ok 3 a-hotplug-033 # " + report.NOT_RUN, ktap)
+        self.assertEqual(ktap[-1], "# totals: pass:1 fail:2 skip:1")
+
+    def test_csv_and_junit(self):
+        self.run_report()
+        rows = self.read("results.csv")
+        self.assertEqual(rows[0], report.RESULTS_HEAD)
+        self.assertTrue(rows[1].startswith(f"255,1,{255 * 1024},{255 * 1024},"))
+        self.assertTrue(rows[3].startswith("33,none,none,"))
+        checks = self.read("checks.csv")
+        self.assertIn(f"b-hotplug-255,hotplug,small,pid_max,fail,"
+                      f"\"pid_max {255 * 1024}, expected 32768\"", checks)
+        suite = ET.parse(os.path.join(self.dir, "results.xml")).getroot()
+        self.assertEqual(suite.get("failures"), "2")
+        skipped = suite.find(".//skipped")
+        self.assertEqual(skipped.get("message"), 'no q35, "wide" <off>')
+
+    def test_variants_side_by_side(self):
+        self.run_report()
+        rows = self.read("variants.csv")
+        self.assertEqual(rows[1], f"255,1,{255 * 1024},{255 * 1024},pass,"
+                         f"{255 * 1024},32768,fail,hotplug-255,hotplug")
+        self.assertEqual(rows[2], "none,none,none,none,skip,none,none,none,"
+                         "wide-512,hotplug")
+        self.assertEqual(rows[3], "33,1,none,33792,fail,none,none,none,"
+                         "hotplug-033,hotplug")
+
+    def test_judged_once_and_again_for_another_job(self):
+        self.run_report()
+        kept = os.path.join(self.dir, "boots", "a-hotplug-255.log.verdict")
+        before = os.stat(kept).st_mtime_ns
+        self.run_report()
+        self.assertEqual(os.stat(kept).st_mtime_ns, before)
+        self.jobs[0]["pid_max"] = "1"
+        self.write_jobs()
+        self.assertEqual(self.run_report()[0].verdict, "fail")
+
+    def test_not_a_results_folder(self):
+        os.remove(os.path.join(self.dir, "jobs"))
+        with self.assertRaisesRegex(ValueError, "not a results folder"):
+            report.load(self.dir, None)
+
+    def test_record_kept_beside_the_log(self):
+        log = os.path.join(self.dir, "boots", "a-hotplug-255.log")
+        r, nested = boot.record(log)
+        self.assertTrue(os.path.exists(log + ".record"))
+        self.assertEqual(boot.record(log), (r, nested))
+
+
+if __name__ == "__main__":
+    unittest.main()

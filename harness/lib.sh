@@ -635,11 +635,11 @@ in_words() {
 # parser=ID field) and LOG.nested (the KTAP to nest under the boot's
 # checks) beside the log; the readers take them from there.
 
-# parser_id: what identifies the parser's code; a record made by other
-# code is parsed again.
+# parser_id: what identifies the parser's code (pidmax/console.py's
+# parser_id); a record made by other code is parsed again.
 parser_id() {
 	local h
-	h=$(cat "$HARNESS_LIB_DIR/parse-console.sh" "$HARNESS_LIB_DIR/lib.sh" | sha256sum)
+	h=$(sha256sum <"$HARNESS_LIB_DIR/pidmax/console.py")
 	echo "${h:0:16}"
 }
 
@@ -653,7 +653,7 @@ boot_record() {
 		read -r line <"$1.record" || true
 	fi
 	if [[ ${line%%$'\t'*} != "parser=$2" ]]; then
-		PIDMAX_PARSER_ID=$2 "$HARNESS_LIB_DIR/parse-console.sh" --write "$1" >/dev/null || return 1
+		"$HARNESS_LIB_DIR/parse-console.sh" --write "$1" >/dev/null || return 1
 		read -r line <"$1.record" || true
 	fi
 	# shellcheck disable=SC2034 # read by the caller
@@ -758,27 +758,6 @@ expected_vars() {
 expected_pid_max() {
 	expected_vars "$@" || return 1
 	echo "$EXP_MAX $EXP_MIN $EXP_LIMIT $EXP_CLAMPED"
-}
-
-# The cases the KUnit suite "pid_max" must report, one per line;
-# $PIDMAX_KUNIT_CASES points at another list (the self-tests' recorded
-# logs come from an earlier version of the suite).
-KUNIT_CASES_FILE=${PIDMAX_KUNIT_CASES:-$HARNESS_LIB_DIR/config/kunit-pid_max.cases}
-
-# kunit_missing PASSED: set KUNIT_MISSING to the first case of
-# KUNIT_CASES_FILE that the record's kunit_passed list PASSED lacks,
-# empty when none is missing.
-# shellcheck disable=SC2034 # KUNIT_MISSING is read by the caller
-kunit_missing() {
-	local passed=",$1," name
-	KUNIT_MISSING=""
-	while read -r name; do
-		[[ -z $name || $name == \#* ]] && continue
-		[[ $passed == *",$name,"* ]] || {
-			KUNIT_MISSING=$name
-			return 0
-		}
-	done <"$KUNIT_CASES_FILE"
 }
 
 # --- jobs ------------------------------------------------------------

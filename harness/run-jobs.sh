@@ -1,7 +1,9 @@
 #!/bin/bash
 # run-jobs.sh - the runner: boot every job of a results folder's job
-# list and keep only raw output, DIR/boots/NAME.log and NAME.log.meta.
-# Judging is report.sh's; the line printed per boot is only a preview.
+# list into DIR/boots/NAME.log and NAME.log.meta, and parse and judge
+# each boot once as it ends (python3 -m pidmax finish): its record,
+# nested KTAP and verdict stay beside the log, where report.sh reads
+# them to write the folder's results.
 #
 # A guest with 16 or more CPUs online keeps every host core busy on its
 # own, so it boots alone (two at once starved their RCU kthreads into
@@ -17,8 +19,6 @@ main() {
 HARNESS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=harness/lib.sh
 . "$HARNESS/lib.sh"
-# shellcheck source=harness/judge.sh
-. "$HARNESS/judge.sh"
 USAGE="Usage: harness/run-jobs.sh [--jobs N] DIR
 Boot the jobs of DIR/jobs (plan.sh), --jobs N at a time (default 2),
 into DIR/boots. Prints a line per boot (and a progress line on a
@@ -68,8 +68,7 @@ for line in "${lines[@]}"; do
 	weight_left=$((weight_left + weights[total]))
 	total=$((total + 1))
 done
-local done_count=0 fail_count=0 start_time progress=0 parser
-parser=$(parser_id)
+local done_count=0 fail_count=0 start_time progress=0
 start_time=$EPOCHSECONDS
 [[ -t 2 ]] && progress=1
 # console_tail LOG: the end of a failed boot's console, so that a CI log
@@ -95,28 +94,23 @@ finish_ended() {
 		finish "$pid"
 	done
 }
-# finish PID: parse the boot PID ran, once (its record and nested KTAP
-# stay beside the log for report.sh), and preview its verdict.
+# finish PID: parse and judge the boot PID ran, once (its record,
+# nested KTAP and verdict stay beside the log for report.sh), and print
+# its line.
 finish() {
-	local i=${ended[$1]} name verdict failed="" check
-	local -A r=() c=()
+	local i=${ended[$1]} name verdict pid_max failed
 	unset 'ended[$1]'
 	name=${names[i]}
-	boot_record "$out/boots/$name.log" "$parser" || die "parse-console.sh failed on $name"
-	kv_load r "$BOOT_RECORD"
-	judge_boot "${todo[i]}" "$BOOT_RECORD"
-	kv_load c "${JUDGE_LINES[0]}"
-	verdict=${c[verdict]}
-	for check in "${JUDGE_LINES[@]:1}"; do
-		kv_load c "$check"
-		[[ ${c[result]} != fail ]] || failed+=${failed:+,}${c[check]}
-	done
+	read -r verdict pid_max failed < <(PYTHONPATH=$HARNESS python3 -m pidmax \
+		finish "${todo[i]}" "$out/boots/$name.log" || echo error) || true
+	[[ $verdict != error ]] || die "the judge failed on $name"
+	[[ $failed != - ]] || failed=""
 	done_count=$((done_count + 1))
 	weight_done=$((weight_done + weights[i])) weight_left=$((weight_left - weights[i]))
 	[[ $verdict == pass ]] || fail_count=$((fail_count + 1))
 	((progress)) && printf '\r\033[K' >&2
 	printf '[%d/%d] %-28s %-7s pid_max=%s%s\n' "$done_count" "$total" \
-		"$name" "$verdict" "${r[pid_max]-none}" \
+		"$name" "$verdict" "$pid_max" \
 		"${failed:+ (failed: $failed)}"
 	[[ $verdict == pass ]] || console_tail "$out/boots/$name.log"
 	if ((progress)); then

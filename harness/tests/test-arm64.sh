@@ -151,8 +151,6 @@ test_judge_recorded_holes() {
 	local rc=0 out job
 	# The recorded boots ran the suite of today's series.
 	PIDMAX_KUNIT_CASES=$HARNESS/config/kunit-pid_max.cases
-	# shellcheck disable=SC2034 # read by kunit_missing in lib.sh
-	KUNIT_CASES_FILE=$PIDMAX_KUNIT_CASES
 	. "$HARNESS/judge.sh"
 	arm64_config || return 1
 	out=$("$HARNESS/plan.sh" --kernel /k --config "$TMP/config-arm64" --initrd /i --label a \
@@ -198,8 +196,6 @@ test_baseline_holes() {
 test_judge_rcu_stall() {
 	local rc=0 out job log="$TMP/stall.log"
 	PIDMAX_KUNIT_CASES=$HARNESS/config/kunit-pid_max.cases
-	# shellcheck disable=SC2034 # read by kunit_missing in lib.sh
-	KUNIT_CASES_FILE=$PIDMAX_KUNIT_CASES
 	. "$HARNESS/judge.sh"
 	arm64_config || return 1
 	job=$("$HARNESS/plan.sh" --kernel /k --config "$TMP/config-arm64" --initrd /i --label a \

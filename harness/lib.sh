@@ -181,31 +181,6 @@ kv_get() {
 	printf '%s\n' "${_kv_one[$2]-none}"
 }
 
-# job_weight LINE [VAR]: what a boot of job LINE costs under TCG, in
-# hundredths of a one-CPU boot, from its fields online, possible (CPU
-# ids) and machine. Fitted to bench.sh's run of 2026-12-05 (one CPU
-# 1.16 s; 64, 128 and 255 online 5.4, 9.8 and 29 s: 100 + 4 online +
-# online^2/40; 4096 and 8192 ids 13.8 and 33 to 47 s with SLUB: + ids/8
-# + ids^2/61000) and the q35 machine of the wide tiers (512 and 4096
-# firmware-described CPUs 24 and 40 s: a base of 1900, + 3 ids/8). The
-# runner's and shard.sh's measure, and the progress line's. Printed, or
-# with VAR put in VAR (no subshell: the runner's loop).
-job_weight() {
-	local -A _w=()
-	kv_load _w "$1"
-	local on=${_w[online]:-1} ids=${_w[possible]:-1} base id_cost
-	[[ $on =~ ^[0-9]+$ ]] || on=1
-	[[ $ids =~ ^[0-9]+$ ]] || ids=1
-	base=100 id_cost=$((ids / 8 + ids * ids / 61000))
-	[[ ${_w[machine]:-} != wide* ]] || base=1900 id_cost=$((3 * ids / 8))
-	local _w_sum=$((base + 4 * on + on * on / 40 + id_cost))
-	if (($# > 1)); then
-		printf -v "$2" %d "$_w_sum"
-	else
-		echo "$_w_sum"
-	fi
-}
-
 # debian_mirror: the Debian archive the host's apt is configured with
 # (the first URI of its sources that serves the suite bookworm, in
 # one-line or deb822 form), for fetch-deb.sh's private lists of other

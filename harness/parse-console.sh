@@ -8,5 +8,4 @@
 # log (LOG.record and LOG.nested), where the runner and the reporter
 # read them instead of parsing again.
 set -euo pipefail
-here=$(dirname "${BASH_SOURCE[0]}")
-PIDMAX_PROG=${0##*/} PYTHONPATH=$here${PYTHONPATH:+:$PYTHONPATH} exec python3 -m pidmax parse "$@"
+PIDMAX_PROG=${0##*/} exec "$(dirname "${BASH_SOURCE[0]}")/pidmax.sh" parse "$@"

@@ -10,5 +10,4 @@
 # Ends with "N passed, N failed, N skipped" and exits 1 when a boot
 # failed.
 set -euo pipefail
-here=$(dirname "${BASH_SOURCE[0]}")
-PIDMAX_PROG=${0##*/} PYTHONPATH=$here${PYTHONPATH:+:$PYTHONPATH} exec python3 -m pidmax report "$@"
+PIDMAX_PROG=${0##*/} exec "$(dirname "${BASH_SOURCE[0]}")/pidmax.sh" report "$@"

@@ -3,7 +3,7 @@ import argparse
 import os
 import sys
 
-from . import boot, console, formula, joblist, judge, report
+from . import formula
 
 # A shim (harness/report.sh and its kind) names itself, and stands for
 # one verb.
@@ -33,6 +33,7 @@ def cmd_expected(args):
 
 
 def cmd_check_jobs(args):
+    from . import joblist
     bad = checked = 0
     for path in args.jobs:
         for job in joblist.read(path):
@@ -48,6 +49,7 @@ def cmd_check_jobs(args):
 
 
 def cmd_parse(args):
+    from . import boot, console, judge
     if args.write:
         r, _ = boot.record(args.log)
         print(judge.line(r))
@@ -57,12 +59,14 @@ def cmd_parse(args):
 
 
 def cmd_judge(args):
+    from . import judge
     v = judge.judge(judge.fields(args.job), judge.fields(args.record))
     print("\n".join(v.lines()))
     return 0
 
 
 def cmd_report(args):
+    from . import console, report
     boots = report.load(args.dir, console.parser_id())
     report.write(args.dir, boots)
     passed, failed, skipped = report.totals(boots)
@@ -73,13 +77,49 @@ def cmd_report(args):
     return 1 if failed else 0
 
 
-def cmd_finish(args):
-    """The runner's line for a boot that ended: parsed and judged once,
-    kept beside its log."""
-    v, r, _ = boot.verdict(args.log, args.job)
-    failed = ",".join(c.name for c in v.checks if c.result == "fail")
-    print(v.verdict, r.get("pid_max", "none"), failed or "-")
+def cmd_run(args):
+    from . import runner
+    return 0 if runner.run(args.dir, args.jobs) else 130
+
+
+def cmd_shard(args):
+    from . import shard
+    with open(args.jobs or "/dev/stdin", encoding="latin-1") as f:
+        lines = f.read().splitlines()
+    out = shard.split(lines, *args.shard)
+    sys.stdout.write("".join(line + "\n" for line in out))
     return 0
+
+
+def positive(text):
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(
+            f"--jobs wants a positive number, not '{text}'")
+    return int(text)
+
+
+def shard_spec(text):
+    from . import shard
+    try:
+        return shard.spec(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err))
+
+
+def verbs_of_a_list(verbs):
+    ru = verb(verbs, "run", "boot the jobs of DIR/jobs (plan.sh), --jobs N "
+              "at a time, into DIR/boots; judge each as it ends and print "
+              "a line for it (and a progress line on a terminal), and the "
+              "last lines of a failed boot's console ($PIDMAX_FAIL_TAIL, "
+              "default 15; 0 for none). Jobs with a skip field boot "
+              "nothing", cmd_run)
+    ru.add_argument("--jobs", type=positive, default=2, metavar="N",
+                    help="guests booted at once (default 2)")
+    ru.add_argument("dir", metavar="DIR")
+    sh = verb(verbs, "shard", "print the jobs of shard I of N (1 <= I <= "
+              "N) of the job list JOBS (or standard input)", cmd_shard)
+    sh.add_argument("shard", type=shard_spec, metavar="I/N")
+    sh.add_argument("jobs", nargs="?", metavar="JOBS")
 
 
 def verbs_of_a_boot(verbs):
@@ -92,11 +132,6 @@ def verbs_of_a_boot(verbs):
               cmd_judge)
     ju.add_argument("job", metavar="JOB")
     ju.add_argument("record", metavar="RECORD")
-    fi = verb(verbs, "finish", "parse and judge the boot LOG of JOB once, "
-              "keep both beside LOG, print its verdict, pid_max and failed "
-              "checks", cmd_finish)
-    fi.add_argument("job", metavar="JOB")
-    fi.add_argument("log", metavar="LOG")
     rp = verb(verbs, "report", "judge the boots of DIR/jobs from DIR/boots "
               "and write DIR/results.ktap, results.csv, results.xml, "
               "checks.csv (and variants.csv)", cmd_report)
@@ -108,6 +143,7 @@ def main(argv=None):
                                 formatter_class=Usage)
     verbs = p.add_subparsers(dest="verb", required=True)
     verbs_of_a_boot(verbs)
+    verbs_of_a_list(verbs)
     e = verbs.add_parser("expected", help="the formula for CPUS counted CPUs")
     e.add_argument("cpus", type=int)
     e.add_argument("--small", action="store_true", help="CONFIG_BASE_SMALL")

@@ -67,3 +67,22 @@ def mismatches(job, small, is64):
         want["pid_max"] = e.pid_max
     return [f"{k}={job.get(k)} want {v}" for k, v in want.items()
             if job.get(k) != str(v)]
+
+
+def weight(fields):
+    """What a boot of the job FIELDS costs under TCG, in hundredths of a
+    one-CPU boot, from its online CPUs, possible CPUs (ids) and machine.
+    Fitted to bench.sh's run of 2026-12-05 (one CPU 1.16 s; 64, 128 and
+    255 online 5.4, 9.8 and 29 s: 100 + 4 online + online^2/40; 4096 and
+    8192 ids 13.8 and 33 to 47 s with SLUB: + ids/8 + ids^2/61000) and
+    the q35 machine of the wide tiers (512 and 4096 firmware-described
+    CPUs 24 and 40 s: a base of 1900, + 3 ids/8). The runner's and the
+    shards' measure."""
+    def count(key):
+        value = fields.get(key) or "1"
+        return int(value) if value.isdigit() and value.isascii() else 1
+    on, ids = count("online"), count("possible")
+    base, id_cost = 100, ids // 8 + ids * ids // 61000
+    if fields.get("machine", "").startswith("wide"):
+        base, id_cost = 1900, 3 * ids // 8
+    return base + 4 * on + on * on // 40 + id_cost

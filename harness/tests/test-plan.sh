@@ -152,9 +152,9 @@ test_every_script_usage() {
 
 # parse_options spares getopt when no argument looks like an option;
 # OPTS is then what getopt would have made, and an option still goes
-# through getopt. job_weight puts in a variable what it prints.
+# through getopt.
 test_options_without_getopt() {
-	local rc=0 normal got want w c
+	local rc=0 normal got want c
 	local -a set=()
 	for c in "name=a	b=c d|x*" "|a" "only" "a|-|b"; do
 		IFS='|' read -r -a set <<<"$c"
@@ -166,8 +166,6 @@ test_options_without_getopt() {
 	expect_eq "an option" "$(parse_options usage write a --write && printf '[%s]' "${OPTS[@]}")" \
 		"[--write][--][a]" || rc=1
 	expect_eq "help" "$(parse_options usage write a -h)" usage || rc=1
-	job_weight "name=j	online=64	possible=64" w
-	expect_eq "job_weight VAR" "$w" "$(job_weight "name=j	online=64	possible=64")" || rc=1
 	return $rc
 }
 

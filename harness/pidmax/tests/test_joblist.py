@@ -52,6 +52,17 @@ class JobTest(unittest.TestCase):
             self.assertEqual(main(["check-jobs", bad]), 1)
             self.assertEqual(main(["check-jobs", os.path.join(d, "none")]), 1)
 
+    def test_weight(self):
+        # 100 + 4 online + online^2/40 + ids/8 + ids^2/61000, worked out
+        # by hand; the wide machine: 1900 + 4 online + ... + 3 ids/8.
+        self.assertEqual(joblist.weight({"online": "64", "possible": "64"}),
+                         100 + 256 + 102 + 8)
+        self.assertEqual(joblist.weight({"online": "1", "possible": "8192"}),
+                         100 + 4 + 1024 + 1100)
+        self.assertEqual(joblist.weight({"online": "1", "possible": "512",
+                                         "machine": "wide"}), 1900 + 4 + 192)
+        self.assertEqual(joblist.weight({"online": "x"}), 100 + 4 + 0)
+
 
 if __name__ == "__main__":
     unittest.main()

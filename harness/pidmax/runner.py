@@ -1,0 +1,164 @@
+"""The runner: boot every job of a results folder's job list into
+DIR/boots/NAME.log (boot-guest.sh boots one), and parse and judge each
+boot once, in this process, as it ends (boot.py keeps the record, the
+nested KTAP and the verdict beside the log for the reporter).
+
+A guest with HEAVY_ONLINE or more CPUs online keeps every host core busy
+on its own, so it boots alone (two at once starved their RCU kthreads
+into stall warnings); the others boot up to --jobs at a time. The next
+guest starts before the ended ones are judged, so a free slot never
+waits for the judge. The progress line's time left weighs the boots
+left by joblist.weight. Every guest started is stopped when the runner
+ends, however it ends.
+"""
+import os
+import signal
+import sys
+import time
+
+from . import boot, judge, joblist
+from .tables import HARNESS
+
+HEAVY_ONLINE = 16
+SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+class Stop(Exception):
+    """A signal asked the runner to stop."""
+
+
+def read_jobs(out):
+    """(line, fields) of every job of OUT/jobs that boots, all checked
+    before any boots."""
+    path = os.path.join(out, "jobs")
+    if not os.access(path, os.R_OK):
+        raise ValueError(f"{path} is missing: plan first (harness/plan.sh)")
+    todo = []
+    with open(path, encoding=boot.ENCODING) as f:
+        for line in f.read().splitlines():
+            j = judge.fields(line)
+            if j.get("skip"):
+                continue
+            if not judge.is_num(j.get("online", "")):
+                raise ValueError(f"job {j.get('name', '')}: bad online field")
+            todo.append((line, j))
+    return todo
+
+
+def console_tail(log, n):
+    """The end of a failed boot's console, so that a CI log shows how
+    the guest ended (the whole log stays in DIR/boots)."""
+    if n <= 0:
+        return []
+    try:
+        with open(log, encoding=boot.ENCODING, newline="") as f:
+            lines = f.read().split("\n")
+    except OSError:
+        lines = [""]
+    if lines[-1] == "":
+        lines.pop()
+    return [f"    last {n} lines of {log}:"] + \
+        [f"    | {line}" for line in lines[-n:]]
+
+
+class Runner:
+    """Boots the jobs TODO of the results folder OUT, PARALLEL at a time."""
+
+    def __init__(self, out, todo, parallel):
+        self.out, self.todo, self.parallel = out, todo, parallel
+        self.weights = [joblist.weight(j) for _, j in todo]
+        self.left, self.done_weight = sum(self.weights), 0
+        self.done = self.failed = 0
+        self.running = {}
+        self.start = time.time()
+        self.progress = sys.stderr.isatty()
+        self.tail = int(os.environ.get("PIDMAX_FAIL_TAIL") or 15)
+
+    def log(self, i):
+        return os.path.join(self.out, "boots", self.todo[i][1]["name"] + ".log")
+
+    def run(self):
+        heavy = False
+        for i, (line, j) in enumerate(self.todo):
+            limit = 1 if heavy or int(j["online"]) >= HEAVY_ONLINE \
+                else self.parallel
+            ended = []
+            while len(self.running) >= limit:
+                ended.append(self.reap())
+            heavy = int(j["online"]) >= HEAVY_ONLINE
+            script = os.path.join(HARNESS, "boot-guest.sh")
+            # (The interpreter ignores SIGPIPE and SIGXFSZ; a guest's
+            # script gets them back, as from a shell.)
+            pid = os.posix_spawn(script, [script, line, self.log(i)],
+                                 os.environ, setsigdef=(signal.SIGPIPE,
+                                                        signal.SIGXFSZ))
+            self.running[pid] = i
+            for e in ended:
+                self.finish(e)
+        while self.running:
+            self.finish(self.reap())
+        if self.progress:
+            sys.stderr.write("\r\033[K")
+
+    def reap(self):
+        """Wait for a guest to end; the index of its job."""
+        pid, _ = os.waitpid(-1, 0)
+        return self.running.pop(pid)
+
+    def finish(self, i):
+        """Judge the ended boot I (once: boot.py keeps the verdict) and
+        print its line."""
+        line, j = self.todo[i]
+        v, r, _ = boot.verdict(self.log(i), line)
+        failed = ",".join(c.name for c in v.checks if c.result == "fail")
+        self.done += 1
+        self.done_weight += self.weights[i]
+        self.left -= self.weights[i]
+        self.failed += v.verdict != "pass"
+        if self.progress:
+            sys.stderr.write("\r\033[K")
+        print(f"[{self.done}/{len(self.todo)}] {j['name']:<28} "
+              f"{v.verdict:<7} pid_max={r.get('pid_max', 'none')}"
+              + (f" (failed: {failed})" if failed else ""), flush=True)
+        if v.verdict != "pass" and self.tail > 0:
+            print("\n".join(console_tail(self.log(i), self.tail)), flush=True)
+        if self.progress:
+            spent = int(time.time()) - int(self.start)
+            sys.stderr.write(f"{self.done}/{len(self.todo)} done, "
+                             f"{self.failed} failed, about "
+                             f"{spent * self.left // self.done_weight}s left")
+            sys.stderr.flush()
+
+    def stop(self):
+        """Stop every guest still running and wait for it."""
+        for sig in SIGNALS:
+            signal.signal(sig, signal.SIG_IGN)
+        for pid in list(self.running):
+            try:
+                os.kill(pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+        for pid in list(self.running):
+            os.waitpid(pid, 0)
+            del self.running[pid]
+
+
+def _stop(signum, frame):
+    raise Stop()
+
+
+def run(out, parallel):
+    """Boot the jobs of the results folder OUT; False when stopped by a
+    signal."""
+    todo = read_jobs(out)
+    os.makedirs(os.path.join(out, "boots"), exist_ok=True)
+    runner = Runner(out, todo, parallel)
+    for sig in SIGNALS:
+        signal.signal(sig, _stop)
+    try:
+        runner.run()
+    except Stop:
+        return False
+    finally:
+        runner.stop()
+    return True

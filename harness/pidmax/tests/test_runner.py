@@ -1,0 +1,77 @@
+"""The runner against the fake QEMU (tests/fake-qemu.sh), which replays
+a recorded console log instead of booting."""
+import contextlib
+import io
+import os
+import shutil
+import tempfile
+import unittest
+from unittest import mock
+
+from pidmax import runner
+from pidmax.tables import HARNESS
+from pidmax.tests.test_judge import FIX, job
+
+
+def boot_job(name, cpus, **more):
+    """A job that boot-guest.sh accepts, expecting CPUS possible CPUs."""
+    return job(cpus, name=name, tier="hotplug", variant="full",
+               kernel="/dev/null", initrd="/dev/null", smp=f"1,maxcpus={cpus}",
+               mem="256M", timeout="30", **more)
+
+
+def line(fields):
+    return "\t".join(f"{k}={v}" for k, v in fields.items())
+
+
+class RunnerTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+        self.env = {"QEMU": os.path.join(HARNESS, "tests", "fake-qemu.sh"),
+                    "FAKE_QEMU_MODE": "replay", "PIDMAX_FAIL_TAIL": "2",
+                    "FAKE_QEMU_LOG": os.path.join(FIX, "hotplug-255.log")}
+
+    def tearDown(self):
+        shutil.rmtree(self.dir)
+
+    def write(self, *jobs):
+        with open(os.path.join(self.dir, "jobs"), "w") as f:
+            f.write("".join(line(j) + "\n" for j in jobs))
+
+    def run_quietly(self):
+        out = io.StringIO()
+        with mock.patch.dict(os.environ, self.env), \
+                contextlib.redirect_stdout(out):
+            self.assertTrue(runner.run(self.dir, 2))
+        return out.getvalue().splitlines()
+
+    def test_boots_judges_and_keeps(self):
+        self.write(boot_job("a", 255), {"name": "s", "skip": "why"},
+                   boot_job("b", 254))
+        out = self.run_quietly()
+        self.assertEqual(len([x for x in out if x.startswith("[")]), 2)
+        self.assertIn(f"[1/2] {'a':<28} pass    pid_max={255 * 1024}", out)
+        failed = [x for x in out if " b " in x][0]
+        self.assertTrue(failed.endswith("(failed: possible_cpus,pid_max,"
+                                        "pid_max_min,boot_line)"), failed)
+        self.assertEqual(out[-3].split(" lines of ")[0], "    last 2")
+        for name in ("a", "b"):
+            for ext in ("", ".meta", ".record", ".nested", ".verdict"):
+                self.assertTrue(os.path.exists(os.path.join(
+                    self.dir, "boots", f"{name}.log{ext}")), name + ext)
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "boots",
+                                                     "s.log")))
+
+    def test_bad_job_refused_before_any_boot(self):
+        self.write(boot_job("a", 255), boot_job("b", 2, online="x"))
+        with self.assertRaisesRegex(ValueError, "job b: bad online field"):
+            runner.run(self.dir, 2)
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "boots")))
+
+    def test_no_job_list(self):
+        with self.assertRaisesRegex(ValueError, "plan first"):
+            runner.run(self.dir, 2)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -104,6 +104,36 @@ try_write() {
 	return 2
 }
 
+# edge GOOD BAD: the accepted value next to the refused ones, found by
+# bisection between GOOD, which a write must accept, and BAD, which a
+# write must refuse with EINVAL, on either side of GOOD. Invariant: GOOD
+# accepted, BAD refused. Sets EDGE and returns 0 when the last GOOD is
+# accepted and its neighbour towards BAD refused; else sets PROBE to
+# what went wrong and returns 1.
+edge() {
+	_good=$1 _bad=$2 PROBE=ok
+	try_write "$_good" || PROBE="pid_max itself ($_good) was refused"
+	try_write "$_bad" && PROBE="$_bad was accepted"
+	_gap=$((_bad - _good))
+	while [ "$PROBE" = ok ] && [ "${_gap#-}" -gt 1 ]; do
+		_mid=$(((_good + _bad) / 2))
+		try_write "$_mid"
+		case $? in
+		0) _good=$_mid ;;
+		1) _bad=$_mid ;;
+		*) PROBE="write of $_mid failed unexpectedly" ;;
+		esac
+		_gap=$((_bad - _good))
+	done
+	_next=$((_good + 1))
+	[ "$_gap" -gt 0 ] || _next=$((_good - 1))
+	if [ "$PROBE" = ok ] && ! try_write "$_next" && try_write "$_good"; then
+		EDGE=$_good
+		return 0
+	fi
+	return 1
+}
+
 # NEW_PID: run as $(eval "$NEW_PID"), the PID of one fresh process: the
 # command substitution forks once and exec keeps it to that one fork.
 # shellcheck disable=SC2016 # $$ is for the new shell to expand
@@ -286,53 +316,25 @@ fi
 echo "# boot_line: $line"
 
 # 3. pid_max_min, found from user space by bisection: the smallest value
-#    a write accepts. Invariant: lo is refused with EINVAL, hi accepted.
+#    a write accepts (1 is refused).
 min=301 max=4194304 # used by the extended checks if a probe fails
-lo=1
-hi=$boot
-probe=ok
-try_write "$hi" || probe="pid_max itself ($hi) was refused"
-try_write "$lo" && probe="1 was accepted"
-while [ "$probe" = ok ] && [ $((hi - lo)) -gt 1 ]; do
-	mid=$(((lo + hi) / 2))
-	try_write "$mid"
-	case $? in
-	0) hi=$mid ;;
-	1) lo=$mid ;;
-	*) probe="write of $mid failed unexpectedly" ;;
-	esac
-done
-if [ "$probe" = ok ] && ! try_write $((hi - 1)) && try_write "$hi"; then
+if edge "$boot" 1; then
 	ok pid_max_min_probe
-	echo "# pid_max_min: $hi"
-	min=$hi
+	echo "# pid_max_min: $EDGE"
+	min=$EDGE
 else
-	not_ok pid_max_min_probe "$probe"
+	not_ok pid_max_min_probe "$PROBE"
 	echo "# pid_max_min: unknown"
 fi
 
 # 4. pid_max_max (PID_MAX_LIMIT), found the same way: the largest value
-#    a write accepts. Invariant: lo accepted, hi refused with EINVAL.
-lo=$boot
-hi=2147483647
-probe=ok
-try_write "$lo" || probe="pid_max itself ($lo) was refused"
-try_write "$hi" && probe="$hi was accepted"
-while [ "$probe" = ok ] && [ $((hi - lo)) -gt 1 ]; do
-	mid=$(((lo + hi) / 2))
-	try_write "$mid"
-	case $? in
-	0) lo=$mid ;;
-	1) hi=$mid ;;
-	*) probe="write of $mid failed unexpectedly" ;;
-	esac
-done
-if [ "$probe" = ok ] && ! try_write $((lo + 1)) && try_write "$lo"; then
+#    a write accepts (2147483647 is refused).
+if edge "$boot" 2147483647; then
 	ok pid_max_max_probe
-	echo "# pid_max_max: $lo"
-	max=$lo
+	echo "# pid_max_max: $EDGE"
+	max=$EDGE
 else
-	not_ok pid_max_max_probe "$probe"
+	not_ok pid_max_max_probe "$PROBE"
 	echo "# pid_max_max: unknown"
 fi
 

@@ -77,6 +77,15 @@ def cmd_report(args):
     return 1 if failed else 0
 
 
+def cmd_compare(args):
+    from . import compare
+    rows, differ = compare.write(args.dir)
+    print(f"{PROG}: compare.csv: {len(rows)} boots, {len(differ)} where stock "
+          "and patched differ", file=sys.stderr)
+    sys.stdout.write("".join(row + "\n" for row in differ))
+    return 0
+
+
 def cmd_run(args):
     from . import runner
     return 0 if runner.run(args.dir, args.jobs) else 130
@@ -136,6 +145,10 @@ def verbs_of_a_boot(verbs):
               "and write DIR/results.ktap, results.csv, results.xml, "
               "checks.csv (and variants.csv)", cmd_report)
     rp.add_argument("dir", metavar="DIR")
+    co = verb(verbs, "compare", "write DIR/compare.csv from DIR and "
+              "DIR/baseline (both reported), a row per boot of both; print "
+              "the rows where stock and patched differ", cmd_compare)
+    co.add_argument("dir", metavar="DIR")
 
 
 def main(argv=None):

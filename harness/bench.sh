@@ -134,6 +134,8 @@ k_main=$(kernel_pick 6.1 x86_64 full hotplug each) &&
 	k_wide=$(kernel_pick 6.1 x86_64 full wide-online each) ||
 	die "the kernel table has no 6.1 full kernels for every tier"
 
+# The commit measured, as it was when the bench began.
+commit=$(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo unknown)
 wanted build && rm -rf "$build"
 rm -rf "$out/boots"
 mkdir -p "$build" "$out/boots"
@@ -232,9 +234,10 @@ host_cpu() {
 		QEMU="$HARNESS/tests/fake-qemu.sh" FAKE_QEMU_MODE=replay \
 			FAKE_QEMU_LOG="$HARNESS/tests/fixtures/hotplug-033.log" \
 			PIDMAX_FAIL_TAIL=0 "$HARNESS/run-jobs.sh" "$dir" >/dev/null
-		"$HARNESS/report.sh" "$dir" >/dev/null || true
+		"$HARNESS/report.sh" "$dir" >/dev/null 2>&1 || true
 	}; } 2>"$dir/time"
-	read -r user sys <"$dir/time"
+	# (time's line is the last: a boot's own messages may come before.)
+	read -r user sys < <(tail -n 1 "$dir/time")
 	awk -v u="$user" -v s="$sys" -v n="$n" 'BEGIN { printf "%.3f", (u + s) / n }'
 }
 
@@ -283,7 +286,7 @@ report() {
 	} >"$out/bench.csv.tmp"
 	mv "$out/bench.csv.tmp" "$out/bench.csv"
 	{
-		echo "harness/bench.sh, $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo unknown), $(nproc) CPUs ($(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)), $(qemu-system-x86_64 --version | head -n 1)"
+		echo "harness/bench.sh, $(date -u '+%Y-%m-%d %H:%M UTC'), commit $commit, $(nproc) CPUs ($(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)), $(qemu-system-x86_64 --version | head -n 1)"
 		printf '%-32s %8s %8s %8s %4s %8s %7s %7s %6s\n' metric median min max runs floor x_floor x_ref target
 		awk -F, -v ref="${ref%% *}" '{
 			printf "%-32s %8s %8s %8s %4s %8s %7s %7s %6s\n", $1, $2, $3, $4, $5, ($6 == "" ? "-" : $6),

@@ -605,38 +605,6 @@ in_words() {
 	[[ " $2 " == *" $1 "* ]]
 }
 
-# --- a boot's record, parsed once ------------------------------------
-# parse-console.sh --write LOG leaves LOG.record (the record, after a
-# parser=ID field) and LOG.nested (the KTAP to nest under the boot's
-# checks) beside the log; the readers take them from there.
-
-# parser_id: what identifies the parser's code (pidmax/console.py's
-# parser_id); a record made by other code is parsed again.
-parser_id() {
-	local h
-	h=$(sha256sum <"$HARNESS_LIB_DIR/pidmax/console.py")
-	echo "${h:0:16}"
-}
-
-# boot_record LOG ID: BOOT_RECORD and BOOT_NESTED (console, guest_checks
-# and kunit lines, each behind its section's name and a TAB) of the boot
-# LOG, from LOG.record and LOG.nested when they are newer than LOG and
-# were made by the parser ID (parser_id), else parsed now and kept.
-boot_record() {
-	local line=""
-	if [[ -f $1.record && -f $1.nested && $1.record -nt $1 && ! $1.meta -nt $1.record ]]; then
-		read -r line <"$1.record" || true
-	fi
-	if [[ ${line%%$'\t'*} != "parser=$2" ]]; then
-		"$HARNESS_LIB_DIR/parse-console.sh" --write "$1" >/dev/null || return 1
-		read -r line <"$1.record" || true
-	fi
-	# shellcheck disable=SC2034 # read by the caller
-	BOOT_RECORD=${line#*$'\t'}
-	# shellcheck disable=SC2034 # read by the caller
-	mapfile -t BOOT_NESTED <"$1.nested"
-}
-
 # --- what a kernel can boot ------------------------------------------
 # Answered from its .config alone, the same for a kernel built by the
 # sweep and for any --kernel FILE.

@@ -86,6 +86,14 @@ def cmd_compare(args):
     return 0
 
 
+def cmd_budget(args):
+    from . import budget
+    if not budget.write(args.out or args.dirs[0], args.dirs):
+        print(f"{PROG}: fewer than two online-tier boots with a PID budget "
+              f"in {' '.join(args.dirs)}: no fit", file=sys.stderr)
+    return 0
+
+
 def cmd_run(args):
     from . import runner
     return 0 if runner.run(args.dir, args.jobs) else 130
@@ -149,6 +157,13 @@ def verbs_of_a_boot(verbs):
               "DIR/baseline (both reported), a row per boot of both; print "
               "the rows where stock and patched differ", cmd_compare)
     co.add_argument("dir", metavar="DIR")
+    bu = verb(verbs, "budget", "write pid_budget.csv, pid_budget.txt and "
+              "the fits that budget.sh draws (pid_budget.fits) from the "
+              "online-tier boots of each DIR/jobs and their console logs",
+              cmd_budget)
+    bu.add_argument("--out", metavar="OUT",
+                    help="where they go (default: the first DIR)")
+    bu.add_argument("dirs", nargs="+", metavar="DIR")
 
 
 def main(argv=None):

@@ -1,6 +1,7 @@
 """python3 -m pidmax VERB: the package's front, a verb a stage."""
 import argparse
 import os
+import signal
 import sys
 
 from . import formula
@@ -94,6 +95,22 @@ def cmd_budget(args):
     return 0
 
 
+def cmd_boot(args):
+    from . import guest, judge
+    from .runner import SIGNALS, Stop, _stop
+    g = guest.Guest(judge.fields(args.job), args.log,
+                    os.environ.get("BOOT_STYLE"))
+    for sig in SIGNALS:
+        signal.signal(sig, _stop)
+    try:
+        g.start()
+        g.wait()
+    except Stop:
+        g.kill()
+        return 130
+    return 0
+
+
 def cmd_run(args):
     from . import runner
     return 0 if runner.run(args.dir, args.jobs) else 130
@@ -145,6 +162,11 @@ def verbs_of_a_boot(verbs):
     pa.add_argument("--write", action="store_true",
                     help="also keep LOG.record and LOG.nested beside it")
     pa.add_argument("log", metavar="LOG")
+    bo = verb(verbs, "boot", "boot the guest of one JOB line, its console "
+              "into LOG and how it ended into LOG.meta ($QEMU overrides the "
+              "emulator; $BOOT_STYLE=kunit boots as kunit.py does)", cmd_boot)
+    bo.add_argument("job", metavar="JOB")
+    bo.add_argument("log", metavar="LOG")
     ju = verb(verbs, "judge", "judge one boot's RECORD against its JOB line",
               cmd_judge)
     ju.add_argument("job", metavar="JOB")

@@ -1,7 +1,7 @@
 """The runner: boot every job of a results folder's job list into
-DIR/boots/NAME.log (boot-guest.sh boots one), and parse and judge each
-boot once, in this process, as it ends (boot.py keeps the record, the
-nested KTAP and the verdict beside the log for the reporter).
+DIR/boots/NAME.log (guest.py: a thread waits on each QEMU), and parse and
+judge each boot once, in this process, as it ends (boot.py keeps the
+record, the nested KTAP and the verdict beside the log for the reporter).
 
 A guest with HEAVY_ONLINE or more CPUs online keeps every host core busy
 on its own, so it boots alone (two at once starved their RCU kthreads
@@ -12,12 +12,13 @@ left by joblist.weight. Every guest started is stopped when the runner
 ends, however it ends.
 """
 import os
+import queue
 import signal
 import sys
+import threading
 import time
 
-from . import boot, judge, joblist
-from .tables import HARNESS
+from . import boot, guest, judge, joblist
 
 HEAVY_ONLINE = 16
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
@@ -69,7 +70,7 @@ class Runner:
         self.weights = [joblist.weight(j) for _, j in todo]
         self.left, self.done_weight = sum(self.weights), 0
         self.done = self.failed = 0
-        self.running = {}
+        self.running, self.ended = {}, queue.Queue()
         self.start = time.time()
         self.progress = sys.stderr.isatty()
         self.tail = int(os.environ.get("PIDMAX_FAIL_TAIL") or 15)
@@ -86,13 +87,7 @@ class Runner:
             while len(self.running) >= limit:
                 ended.append(self.reap())
             heavy = int(j["online"]) >= HEAVY_ONLINE
-            script = os.path.join(HARNESS, "boot-guest.sh")
-            # (The interpreter ignores SIGPIPE and SIGXFSZ; a guest's
-            # script gets them back, as from a shell.)
-            pid = os.posix_spawn(script, [script, line, self.log(i)],
-                                 os.environ, setsigdef=(signal.SIGPIPE,
-                                                        signal.SIGXFSZ))
-            self.running[pid] = i
+            self.start_guest(i, j)
             for e in ended:
                 self.finish(e)
         while self.running:
@@ -100,10 +95,29 @@ class Runner:
         if self.progress:
             sys.stderr.write("\r\033[K")
 
+    def start_guest(self, i, j):
+        """Start the guest of job I; a thread waits for it and says when
+        it ended."""
+        g = guest.Guest(j, self.log(i))
+        self.running[i] = g
+        g.start()
+        threading.Thread(target=self.wait_guest, args=(i, g),
+                         daemon=True).start()
+
+    def wait_guest(self, i, g):
+        try:
+            g.wait()
+            self.ended.put((i, None))
+        except Exception as err:  # the main thread says it
+            self.ended.put((i, err))
+
     def reap(self):
         """Wait for a guest to end; the index of its job."""
-        pid, _ = os.waitpid(-1, 0)
-        return self.running.pop(pid)
+        i, err = self.ended.get()
+        del self.running[i]
+        if err:
+            raise err
+        return i
 
     def finish(self, i):
         """Judge the ended boot I (once: boot.py keeps the verdict) and
@@ -130,17 +144,12 @@ class Runner:
             sys.stderr.flush()
 
     def stop(self):
-        """Stop every guest still running and wait for it."""
+        """Stop every guest still running."""
         for sig in SIGNALS:
             signal.signal(sig, signal.SIG_IGN)
-        for pid in list(self.running):
-            try:
-                os.kill(pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
-        for pid in list(self.running):
-            os.waitpid(pid, 0)
-            del self.running[pid]
+        for g in list(self.running.values()):
+            g.kill()
+        self.running.clear()
 
 
 def _stop(signum, frame):

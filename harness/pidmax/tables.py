@@ -8,6 +8,12 @@ from dataclasses import dataclass
 HARNESS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+def table(name):
+    """The path of the table NAME: harness/NAME, or $PIDMAX_NAME (the
+    self-tests' own tables), as lib.sh reads them."""
+    return os.environ.get("PIDMAX_" + name.upper()) or os.path.join(HARNESS, name)
+
+
 def rows(path):
     """The table's rows, a list of words each, with their line numbers."""
     with open(path, encoding="utf-8") as f:
@@ -50,7 +56,7 @@ def _dash(word):
 
 def arches(path=None):
     """harness/arches, by name."""
-    path = path or os.path.join(HARNESS, "arches")
+    path = path or table("arches")
     out = {}
     for n, w in rows(path):
         if len(w) < 13:
@@ -65,7 +71,7 @@ def arches(path=None):
 def kernels(path=None, tiers=None):
     """harness/kernels, in order; a row naming an unknown architecture
     or (with TIERS given) an unknown tier is an error."""
-    path = path or os.path.join(HARNESS, "kernels")
+    path = path or table("kernels")
     known = arches()
     out = []
     for n, w in rows(path):
@@ -81,11 +87,11 @@ def kernels(path=None, tiers=None):
 
 def machines(path=None):
     """harness/machines: name -> (architecture, QEMU arguments)."""
-    path = path or os.path.join(HARNESS, "machines")
+    path = path or table("machines")
     return {w[0]: (w[1], tuple(w[2:])) for _, w in rows(path)}
 
 
 def trees(path=None):
     """harness/trees: tree -> (suite, series folder)."""
-    path = path or os.path.join(HARNESS, "trees")
+    path = path or table("trees")
     return {w[0]: (w[1], w[2]) for _, w in rows(path)}

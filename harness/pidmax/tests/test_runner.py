@@ -15,9 +15,10 @@ from pidmax.tests.test_judge import FIX, job
 
 def boot_job(name, cpus, **more):
     """A job that boot-guest.sh accepts, expecting CPUS possible CPUs."""
-    return job(cpus, name=name, tier="hotplug", variant="full",
-               kernel="/dev/null", initrd="/dev/null", smp=f"1,maxcpus={cpus}",
-               mem="256M", timeout="30", **more)
+    fields = {"name": name, "tier": "hotplug", "variant": "full",
+              "kernel": "/dev/null", "initrd": "/dev/null",
+              "smp": f"1,maxcpus={cpus}", "mem": "256M", "timeout": "30"}
+    return job(cpus, **{**fields, **more})
 
 
 def line(fields):

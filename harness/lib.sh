@@ -314,33 +314,7 @@ kconfig_version() {
 	sed -n 's|^# Linux/[^ ]* \([0-9][0-9.]*\) Kernel Configuration$|\1|p' "$1" | head -n 1
 }
 
-# tcg_counts_hotplug_cpus VERSION: true when an x86 kernel of VERSION
-# counts the not-present CPUs of QEMU's MADT (Enabled=0) as possible
-# under TCG. Since 6.3, acpi_is_processor_usable() counts them only for
-# a detected hypervisor, and TCG is not one: -smp 1,maxcpus=N then gives
-# one possible CPU. KVM would be detected.
-tcg_counts_hotplug_cpus() {
-	local major minor
-	IFS=. read -r major minor _ <<<"$1"
-	[[ $major =~ ^[0-9]+$ && $minor =~ ^[0-9]+$ ]] || return 0
-	((major < 6 || (major == 6 && minor < 3)))
-}
 
-# pidns_scope VERSION: what a write to pid_max in a child pid namespace
-# changes on a kernel of VERSION: "namespace" since 6.14, where each pid
-# namespace has its own pid_max (a new one starts at PID_MAX_LIMIT,
-# create_pid_namespace(); forks in it are bounded by it and by every
-# ancestor's), else "global", the one pid_max every namespace reads.
-pidns_scope() {
-	local major minor
-	IFS=. read -r major minor _ <<<"$1"
-	[[ $major =~ ^[0-9]+$ && $minor =~ ^[0-9]+$ ]] || { echo global; return 0; }
-	if ((major > 6 || (major == 6 && minor >= 14))); then
-		echo namespace
-	else
-		echo global
-	fi
-}
 
 # --- the kernel table ------------------------------------------------
 # harness/kernels names the trees, the kernels built of each variant and
@@ -629,12 +603,6 @@ kernel_boots_wide() {
 	[[ $(kconfig_get "$1" X86_X2APIC) == y && $(kconfig_get "$1" IRQ_REMAP) == y ]]
 }
 
-# kernel_detects_vmware CONFIG: true when the kernel can detect VMware
-# from the DMI serial number and the backdoor port, as the machine
-# vmware (harness/machines) shows it: HYPERVISOR_GUEST with DMI.
-kernel_detects_vmware() {
-	[[ $(kconfig_get "$1" HYPERVISOR_GUEST) == y && $(kconfig_get "$1" DMI) == y ]]
-}
 
 # expected_vars CPUS BASE_SMALL IS_64BIT [MODEL]: set EXP_MAX, EXP_MIN,
 # EXP_LIMIT and EXP_CLAMPED to what a kernel must compute for CPUS (4 KiB
@@ -714,114 +682,38 @@ expected_pid_max() {
 
 # job_kernel KERNEL CONFIG INITRD LABEL ACCEL [SERIES]: the kernel that
 # the jobs of make_job boot, and its .config (BASE_SMALL, 64BIT, the
-# suite). SERIES is yes (the default: built here with the series) or
-# auto (any --kernel: the judge tells from its boot line).
+# suite, the architecture). SERIES is yes (the default: built here with
+# the series), auto (any --kernel: the judge tells from its boot line) or
+# no (the stock model).
 job_kernel() {
-	local params arch
-	params=$(kconfig_pid_params "$2") || return 1
-	arch=$(kconfig_arch "$2") || return 1
-	# shellcheck disable=SC2086 # the three words of params
-	job_kernel_is "${@:1:5}" $params "${6:-yes}"
-	arch_row "$arch" || return 1
-	# The architecture's machine, unless a job names another.
-	JK_MACHINE=$ARCH_MACHINE
+	[[ -r $2 ]] || {
+		echo "kernel config '$2' is not readable" >&2
+		return 1
+	}
+	JK_ARGS=(--kernel "$1" --config "$2" --initrd "$3" --label "$4" --accel "$5"
+		--series "${6:-yes}")
 }
 
 # job_kernel_is KERNEL CONFIG INITRD LABEL ACCEL BASE_SMALL IS_64BIT
 #               KUNIT [SERIES]: the same with the .config's facts given
 # (an x86-64 kernel).
 job_kernel_is() {
-	JK_KERNEL=$1 JK_CONFIG=$2 JK_INITRD=$3 JK_LABEL=$4 JK_ACCEL=$5
-	JK_SMALL=$6 JK_IS64=$7 JK_KUNIT=$8 JK_SERIES=${9:-yes}
-	JK_MACHINE=pc
-	JK_VARIANT=full
-	((JK_SMALL)) && JK_VARIANT=small
-	return 0
+	JK_ARGS=(--kernel "$1" --config "$2" --initrd "$3" --label "$4" --accel "$5"
+		--facts "$6,$7,$8" --series "${9:-yes}")
 }
 
-# make_job CASE TIER POSSIBLE ONLINE SMP [append=...] [pid_max=N]
-#          [sysctl_refused=1] [timeout=SECONDS] [series=yes|auto|no]
-#          [mem=SIZE] [machine=NAME] [qemu=FILE]
-#          [pidns_scope=global|namespace] [initrd_extra=CPIO selftests=N]
-#          [selftests_judged=no] [selftests_stock=yes|no]
-#          [holes=LIST cpu_ids=N] [dt_cpus=N]:
-#          print the job line of boot LABEL-CASE
-# with QEMU's -smp SMP, where the guest must show POSSIBLE possible and
-# ONLINE online CPUs. The expected values come from the formula for
-# POSSIBLE CPU ids (cpu_ids=N: N, where holes=LIST leaves those CPU ids
-# out of the possible map) and the .config given to job_kernel; pid_max=N is the
-# value /proc must show instead (a sysctl.kernel.pid_max= override, the
-# boot line still shows the formula's). The timeout is generous unless
-# given: a one-CPU boot takes 1-3 s, 255 CPUs online under 60 s.
-# pidns_scope= adds the child pid namespace check (pidns_fields);
-# initrd_extra= with selftests=N gives the guest N of the kernel's own
-# selftests in a cpio archive on top of its initramfs, each to pass
-# (selftests_judged=no: their outcome is recorded, not judged;
-# selftests_stock: whether the baseline judges them on the stock kernel).
+# make_job CASE TIER POSSIBLE ONLINE SMP [KEY=VALUE...]: print the job
+# line of boot LABEL-CASE of the kernel of job_kernel, with QEMU's -smp
+# SMP, where the guest must show POSSIBLE possible and ONLINE online
+# CPUs; the optional fields and the expected values are
+# harness/pidmax/jobs.py's (python3 -m pidmax job), the one job writer.
 make_job() {
-	(($# >= 5)) || {
-		echo "make_job: CASE TIER POSSIBLE ONLINE SMP [KEY=VALUE...]" >&2
-		return 1
-	}
-	local case=$1 tier=$2 possible=$3 online=$4 smp=$5 a
-	local -A x=([append]="" [pid_max]="" [sysctl_refused]=0 [timeout]="" [series]=""
-		[mem]=512M [machine]=$JK_MACHINE [qemu]="" [pidns_scope]="" [initrd_extra]="" [selftests]=""
-		[selftests_judged]="" [selftests_stock]="" [holes]="" [cpu_ids]="" [dt_cpus]="")
-	shift 5
-	for a; do
-		[[ $a == *=* && -v x[${a%%=*}] ]] || {
-			echo "make_job: unknown field '$a'" >&2
-			return 1
-		}
-		x[${a%%=*}]=${a#*=}
-	done
-	local -a more=()
-	# A kernel without the series (series=no) by the formula's stock model.
-	if [[ $JK_SERIES == no ]]; then
-		expected_vars "$possible" "$JK_SMALL" "$JK_IS64" stock || return 1
-		more+=(model=stock)
-	else
-		expected_vars "${x[cpu_ids]:-$possible}" "$JK_SMALL" "$JK_IS64" || return 1
-	fi
-	[[ -z ${x[pidns_scope]} ]] || pidns_fields "${x[pidns_scope]}" "${x[pid_max]:-$EXP_MAX}"
-	[[ -z ${x[selftests]} ]] || more+=("initrd_extra=${x[initrd_extra]}" "selftests=${x[selftests]}")
-	[[ -z ${x[selftests_judged]} ]] || more+=("selftests_judged=${x[selftests_judged]}")
-	[[ -z ${x[selftests_stock]} ]] || more+=("selftests_stock=${x[selftests_stock]}")
-	[[ -z ${x[holes]} ]] || more+=("holes=${x[holes]}" "cpu_ids=${x[cpu_ids]}")
-	[[ -z ${x[dt_cpus]} ]] || more+=("dt_cpus=${x[dt_cpus]}")
-	kv_line "name=$JK_LABEL-$case" "tier=$tier" "variant=$JK_VARIANT" \
-		"label=$JK_LABEL" "kernel=$JK_KERNEL" "config=$JK_CONFIG" \
-		"initrd=$JK_INITRD" "accel=$JK_ACCEL" "smp=$smp" "mem=${x[mem]}" \
-		"timeout=${x[timeout]:-$((60 + ${smp%%,*}))}" "append=${x[append]}" "${more[@]}" \
-		"possible=$possible" "online=$online" \
-		"pid_max=${x[pid_max]:-$EXP_MAX}" "pid_max_min=$EXP_MIN" \
-		"pid_max_max=$EXP_LIMIT" "line_default=$EXP_MAX" \
-		"line_min=$EXP_MIN" \
-		"sysctl_refused=${x[sysctl_refused]}" "kunit=$JK_KUNIT" \
-		"series=${x[series]:-$JK_SERIES}" "machine=${x[machine]}" "qemu=${x[qemu]}"
-}
-
-# pidns_fields SCOPE BOOT_VALUE: for make_job (after expected_vars), the
-# child pid namespace check (guest-init.sh's pidns_checks) into its more
-# array (the job's optional fields) and x[append]: the value W written in the child (pid_max_min +
-# 1000, in range), and what the child reads before, and the parent
-# after, by SCOPE (pidns_scope): "namespace", the child starts at
-# PID_MAX_LIMIT and the parent keeps BOOT_VALUE; "global", both read the
-# one value, BOOT_VALUE then W. Forks in the child get W - 1 after
-# ns_last_pid W - 2, then wrap, on every tree.
-pidns_fields() {
-	local w=$((EXP_MIN + 1000))
-	x[append]+="${x[append]:+ }pidmax_pidns=$w"
-	if [[ $1 == namespace ]]; then
-		more=("pidns=$w" "pidns_child=$EXP_LIMIT" "pidns_parent=$2")
-	else
-		more=("pidns=$w" "pidns_child=$2" "pidns_parent=$w")
-	fi
-	more+=("pidns_scope=$1")
+	"$HARNESS_LIB_DIR/pidmax.sh" job "${JK_ARGS[@]}" "$@"
 }
 
 # make_skip CASE TIER REASON: the job line of a boot that does not apply
-# to this kernel, with the reason.
+# to the kernel JK_LABEL of variant JK_VARIANT, with the reason (the
+# baseline's skips; the planner's are jobs.py's).
 make_skip() {
 	kv_line "name=$JK_LABEL-$1" "tier=$2" "variant=$JK_VARIANT" \
 		"label=$JK_LABEL" "skip=$3"

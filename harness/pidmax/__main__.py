@@ -16,7 +16,8 @@ class Usage(argparse.HelpFormatter):
     """Help that starts "Usage:", as every script of the harness does."""
 
     def add_usage(self, usage, actions, groups, prefix=None):
-        super().add_usage(usage, actions, groups, prefix or "Usage: ")
+        super().add_usage(usage, actions, groups,
+                          "Usage: " if prefix is None else prefix)
 
 
 def verb(verbs, name, help_text, run):
@@ -111,6 +112,37 @@ def cmd_boot(args):
     return 0
 
 
+def cmd_plan(args):
+    from . import plan
+    try:
+        lines = plan.plan(args)
+    except plan.UsageError as err:
+        print(f"{PROG}: {err}\nTry '{PROG} --help'.", file=sys.stderr)
+        return 2
+    sys.stdout.write("".join(line + "\n" for line in lines))
+    return 0
+
+
+def cmd_job(args):
+    from .jobs import Maker
+    facts = None
+    if args.facts:
+        facts = tuple(int(f) for f in args.facts.split(","))
+    m = Maker(args.kernel, args.config, args.initrd, args.label, args.accel,
+              args.series, facts)
+    if args.skip is not None:
+        print(m.skip(args.case, args.tier, args.skip))
+        return 0
+    if len(args.rest) < 3:
+        raise ValueError("a job wants CASE TIER POSSIBLE ONLINE SMP")
+    possible, online, smp, *fields = args.rest
+    given = dict(f.split("=", 1) if "=" in f else (f, None) for f in fields)
+    if None in given.values():
+        raise ValueError(f"a field wants KEY=VALUE, not {fields}")
+    print(m.job(args.case, args.tier, int(possible), online, smp, **given))
+    return 0
+
+
 def cmd_run(args):
     from . import runner
     return 0 if runner.run(args.dir, args.jobs) else 130
@@ -140,7 +172,59 @@ def shard_spec(text):
         raise argparse.ArgumentTypeError(str(err))
 
 
+class RawUsage(argparse.RawDescriptionHelpFormatter, Usage):
+    """Usage, with a description kept as written."""
+
+
+def verb_plan(verbs):
+    from .plan import DEFAULT_ONLINE, HELP
+    p = verbs.add_parser("plan", help="the job list of one kernel",
+                         description=HELP, formatter_class=RawUsage,
+                         prog=SHIM)
+    p.set_defaults(run=cmd_plan, cpus_given=False)
+    for name in ("kernel", "config", "initrd"):
+        p.add_argument("--" + name, required=True, metavar="FILE")
+    p.add_argument("--label", default="")
+    p.add_argument("--accel", choices=("tcg", "kvm"), default="tcg")
+    p.add_argument("--cpus", action=Given, default="all", metavar="LIST")
+    for name, default in (("online", DEFAULT_ONLINE),
+                          ("possible", ""), ("wide-online", ""),
+                          ("wide-hotplug", ""), ("holes", "")):
+        p.add_argument("--" + name, default=default, metavar="LIST")
+    p.add_argument("--scenarios", choices=("yes", "no"), default="yes")
+    p.add_argument("--series", choices=("yes", "auto", "no"), default="yes")
+    p.add_argument("--wide-qemu", default="", metavar="FILE")
+    for name in ("selftests", "selftests-unchanged"):
+        p.add_argument("--" + name, default="", metavar='"CPIO N"')
+
+
+class Given(argparse.Action):
+    """--cpus, remembered as given: an error where its tier cannot run."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        namespace.cpus, namespace.cpus_given = values, True
+
+
+def verb_job(verbs):
+    p = verb(verbs, "job", "print the job line of one boot LABEL-CASE of "
+             "KERNEL (its .config, or --facts SMALL,IS64,KUNIT), with QEMU's "
+             "-smp SMP, where the guest must show POSSIBLE possible and "
+             "ONLINE online CPUs; KEY=VALUE adds an optional field (jobs.py), "
+             "--skip REASON prints a skip instead", cmd_job)
+    for name in ("kernel", "config", "initrd", "label"):
+        p.add_argument("--" + name, required=True)
+    p.add_argument("--accel", choices=("tcg", "kvm"), default="tcg")
+    p.add_argument("--series", choices=("yes", "auto", "no"), default="yes")
+    p.add_argument("--facts", metavar="SMALL,IS64,KUNIT")
+    p.add_argument("--skip", metavar="REASON")
+    p.add_argument("case", metavar="CASE")
+    p.add_argument("tier", metavar="TIER")
+    p.add_argument("rest", nargs="*", metavar="POSSIBLE ONLINE SMP KEY=VALUE")
+
+
 def verbs_of_a_list(verbs):
+    verb_plan(verbs)
+    verb_job(verbs)
     ru = verb(verbs, "run", "boot the jobs of DIR/jobs (plan.sh), --jobs N "
               "at a time, into DIR/boots; judge each as it ends and print "
               "a line for it (and a progress line on a terminal), and the "

@@ -711,14 +711,6 @@ make_job() {
 	"$HARNESS_LIB_DIR/pidmax.sh" job "${JK_ARGS[@]}" "$@"
 }
 
-# make_skip CASE TIER REASON: the job line of a boot that does not apply
-# to the kernel JK_LABEL of variant JK_VARIANT, with the reason (the
-# baseline's skips; the planner's are jobs.py's).
-make_skip() {
-	kv_line "name=$JK_LABEL-$1" "tier=$2" "variant=$JK_VARIANT" \
-		"label=$JK_LABEL" "skip=$3"
-}
-
 # parse_shard I/N IVAR NVAR: split a shard spec into IVAR and NVAR;
 # returns 1 unless 1 <= I <= N.
 parse_shard() {

@@ -143,6 +143,17 @@ def cmd_job(args):
     return 0
 
 
+def cmd_baseline(args):
+    from . import baseline
+    stock = baseline.stock_kernels(args.pairs)
+    if not os.access(args.jobs, os.R_OK):
+        raise ValueError(f"{args.jobs} is not readable")
+    with open(args.jobs, encoding="latin-1") as f:
+        lines = [baseline.stock_job(x, stock) for x in f.read().splitlines()]
+    sys.stdout.write("".join(x + "\n" for x in lines))
+    return 0
+
+
 def cmd_run(args):
     from . import runner
     return 0 if runner.run(args.dir, args.jobs) else 130
@@ -223,6 +234,11 @@ def verb_job(verbs):
 
 
 def verbs_of_a_list(verbs):
+    ba = verb(verbs, "baseline", "print the jobs of JOBS again for the stock "
+              "kernels: each job of kernel LABEL boots KERNEL (its .config "
+              "beside it) as LABEL-stock", cmd_baseline)
+    ba.add_argument("jobs", metavar="JOBS")
+    ba.add_argument("pairs", nargs="+", metavar="LABEL=KERNEL")
     verb_plan(verbs)
     verb_job(verbs)
     ru = verb(verbs, "run", "boot the jobs of DIR/jobs (plan.sh), --jobs N "

@@ -154,6 +154,15 @@ def cmd_baseline(args):
     return 0
 
 
+def cmd_accel(args):
+    from . import accel
+    verdict, how = accel.choose(args.build, args.kernel, args.config,
+                                args.initrd, not args.no_probe)
+    print(f"{PROG}: accelerator: {verdict} ({how})", file=sys.stderr)
+    print(verdict)
+    return 0
+
+
 def cmd_run(args):
     from . import runner
     return 0 if runner.run(args.dir, args.jobs) else 130
@@ -233,7 +242,20 @@ def verb_job(verbs):
     p.add_argument("rest", nargs="*", metavar="POSSIBLE ONLINE SMP KEY=VALUE")
 
 
+def verb_accel(verbs):
+    p = verb(verbs, "accel", "print tcg or kvm, and say why on stderr: kvm "
+             "only when a probe boot of KERNEL under it passes (kept in "
+             "BUILD_DIR/kvm-probe for this host boot)", cmd_accel)
+    p.add_argument("--no-probe", action="store_true",
+                   help="for a plan that boots nothing: an unprobed usable "
+                   "/dev/kvm is reported as tcg")
+    for name in ("build", "kernel", "config", "initrd"):
+        p.add_argument(name, metavar=name.upper().replace("BUILD",
+                                                          "BUILD_DIR"))
+
+
 def verbs_of_a_list(verbs):
+    verb_accel(verbs)
     ba = verb(verbs, "baseline", "print the jobs of JOBS again for the stock "
               "kernels: each job of kernel LABEL boots KERNEL (its .config "
               "beside it) as LABEL-stock", cmd_baseline)

@@ -21,8 +21,12 @@
 # the kernel's own make keeps the rebuild incremental.
 set -euo pipefail
 
-# All of it in main(): bash reads the whole script before running any
-# of it, so editing a script during a long run cannot derail the run.
+# All of it in functions: bash reads the whole script before running
+# any of it, so editing a script during a long run cannot derail the
+# run. main reads the options and the row, then runs the four steps;
+# the steps share main's settings (build, tree, variant, arch, stock,
+# bzimage, mutant, src, obj, out, log, frags, tarball, SERIES_DIR) and
+# each sets the id the next ones key on (tar_id, series_id, config_id).
 main() {
 
 HARNESS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -56,14 +60,27 @@ arch_row "$arch" || usage_error "--arch: see above"
 build=$1 tree=$2 variant=$3 mutant=${4:-}
 mkdir -p "$build"
 build=$(cd "$build" && pwd)
-local initrd_mode
 initrd_mode=$(kernel_initrd_mode "$tree" "$variant" "$arch") ||
 	die "no build '$variant' of tree '$tree' for $arch in $KERNEL_TABLE (its trees: $(kernel_trees "$arch"))"
 # Each make and merge_config.sh builds for the row's architecture.
 export ARCH=$ARCH_MAKE CROSS_COMPILE=$ARCH_CROSS
 [[ -z $ARCH_CROSS ]] || command -v "${ARCH_CROSS}gcc" >/dev/null ||
 	die "${ARCH_CROSS}gcc not found: harness/deps.sh build $arch installs it"
-common="$HARNESS/config/pidmax.config"
+config_fragments
+source_and_series
+folders
+unpack_tree
+apply_series
+configure
+build_image
+echo "$out"
+}
+
+# config_fragments: frags, the build's fragments in order: the common
+# options, the architecture's, the variant's, the tree's, each -EXTRA's,
+# and stock.config for --stock.
+config_fragments() {
+local common="$HARNESS/config/pidmax.config" base frag f extra
 # A tree may need its own spelling of a variant: 6.12 has no BASE_FULL.
 # Each -EXTRA of the build's name (VARIANT-EXTRA-...) adds
 # config/EXTRA.config.
@@ -77,11 +94,9 @@ frags=("$common" "$HARNESS/config/arch-$arch.config" "$frag")
 [[ -r ${frags[1]} ]] || die "no ${frags[1]} for $arch"
 # A tree may spell the common fragment differently: config/tree-TREE.config
 # comes after it (a later line wins), then config/tree-TREE-ARCH.config.
-local f
 for f in "tree-$tree" "tree-$tree-$arch"; do
 	[[ ! -r $HARNESS/config/$f.config ]] || frags+=("$HARNESS/config/$f.config")
 done
-local extra
 local -a extras=()
 IFS=- read -r -a extras <<<"${variant#"$base"}"
 for extra in "${extras[@]}"; do
@@ -91,11 +106,13 @@ for extra in "${extras[@]}"; do
 	frags+=("$HARNESS/config/$extra.config")
 done
 ((stock == 0)) || frags+=("$HARNESS/config/stock.config")
+}
 
-# The tree's tarball and series folder (harness/trees): a tree of
-# another suite is fetched first, and an unreachable suite is exit 3.
-# $PIDMAX_TARBALL overrides the tarball (the self-tests use a fake one),
-# $PIDMAX_SERIES_DIR the series folder.
+# source_and_series: tarball and SERIES_DIR, the tree's (harness/trees):
+# a tree of another suite is fetched first, and an unreachable suite is
+# exit 3. $PIDMAX_TARBALL overrides the tarball (the self-tests use a
+# fake one), $PIDMAX_SERIES_DIR the series folder.
+source_and_series() {
 local rc=0
 tarball=${PIDMAX_TARBALL:-$(tree_tarball "$build" "$tree")} || rc=$?
 ((rc != 3)) || exit 3
@@ -103,7 +120,11 @@ tarball=${PIDMAX_TARBALL:-$(tree_tarball "$build" "$tree")} || rc=$?
 [[ -r $tarball ]] ||
 	die "$tarball is missing: apt-get install linux-source-$tree"
 SERIES_DIR=${PIDMAX_SERIES_DIR:-$(tree_series_dir "$tree")} || die "no series for tree $tree"
+}
 
+# folders: the build's log, the tree (src), the objects (obj) and the
+# image's folder (out; a mutant's and the stock build's their own).
+folders() {
 mkdir -p "$build/logs"
 local name
 name=$(kernel_name "$tree" "$variant" "$arch")
@@ -122,6 +143,7 @@ if ((stock)); then
 	# do: objtool is rebuilt in a new folder, and with it everything.)
 	out="$out-stock" log="${log%.log}-stock.log"
 fi
+}
 
 # run LOG_TAG CMD...: run a step with its output in the build log; on
 # failure show the log's tail and stop.
@@ -138,7 +160,8 @@ hash_of() {
 	cat "$@" | sha256sum | cut -d' ' -f1
 }
 
-# 1. The pristine tree, unpacked once per tarball.
+# 1. unpack_tree: the pristine tree, unpacked once per tarball.
+unpack_tree() {
 tar_id=$(stat -c '%s %Y' "$tarball")
 if [[ ! -d $src || $(cat "$src/.harness-tarball" 2>/dev/null) != "$tar_id" ]]; then
 	info "unpacking $tarball"
@@ -149,9 +172,14 @@ if [[ ! -d $src || $(cat "$src/.harness-tarball" 2>/dev/null) != "$tar_id" ]]; t
 	echo "$tar_id" >"$src.tmp/.harness-tarball"
 	mv "$src.tmp" "$src"
 fi
+}
 
-# 2. The series, pushed with quilt and no fuzz. A changed series is
-#    popped and pushed again, which touches only the patched files.
+# 2. apply_series: the series, pushed with quilt and no fuzz. A changed
+#    series is popped and pushed again, which touches only the patched
+#    files; --stock pops it.
+apply_series() {
+local p
+local -a patches series_files
 [[ -r $SERIES_DIR/series ]] || die "$SERIES_DIR/series is missing"
 mapfile -t patches < <(grep -v -E '^[[:space:]]*(#|$)' "$SERIES_DIR/series")
 ((${#patches[@]} > 0)) || die "$SERIES_DIR/series lists no patches"
@@ -162,15 +190,6 @@ for p in "${patches[@]}"; do
 done
 series_id=$(hash_of "${series_files[@]}" ${mutant:+"$mutant"})
 export QUILT_PATCHES=patches QUILT_PC=.pc
-# pop_series: take off whatever quilt applied to the tree, and its state.
-pop_series() {
-	rm -f "$src/.harness-series"
-	if [[ -d $src/.pc ]]; then
-		(cd "$src" && quilt pop -a -f -q >>"$log" 2>&1) ||
-			die "quilt pop failed in $src; remove $build/src and retry"
-	fi
-	rm -rf "$src/patches" "$src/.pc"
-}
 if ((stock)); then
 	series_id=stock
 	if [[ $(cat "$src/.harness-series" 2>/dev/null) != stock ]]; then
@@ -197,20 +216,33 @@ elif [[ $(cat "$src/.harness-series" 2>/dev/null) != "$series_id" ]]; then
 	fi
 	echo "$series_id" >"$src/.harness-series"
 fi
+}
 
+# pop_series: take off whatever quilt applied to the tree, and its state.
+pop_series() {
+	rm -f "$src/.harness-series"
+	if [[ -d $src/.pc ]]; then
+		(cd "$src" && quilt pop -a -f -q >>"$log" 2>&1) ||
+			die "quilt pop failed in $src; remove $build/src and retry"
+	fi
+	rm -rf "$src/patches" "$src/.pc"
+}
+
+# 3. configure: tinyconfig + fragments, every option checked, again only
+#    when the fragments or the tarball changed.
+configure() {
 # The kernel's own pid_namespace selftests (build-selftests.sh) name what
 # they need in their config fragment (USER_NS, PID_NS): merged too, as
 # kselftest asks, so the guests can run them.
 selftest_config="$src/tools/testing/selftests/pid_namespace/config"
 [[ ! -r $selftest_config ]] || frags+=("$selftest_config")
 
-# 3. The configuration: tinyconfig + fragments, every option checked.
 # A kernel whose row says builtin carries the initramfs inside: QEMU
 # puts an -initrd just below 4 GiB minus 160 KiB, and from about 1000
 # CPUs on SeaBIOS's ACPI tables grow past that and are overwritten (the
 # guest then checksums a 4 GiB "DSDT" byte by byte). build-initramfs.sh
 # runs first.
-local cpio_id=""
+cpio_id=""
 if [[ $initrd_mode == builtin ]]; then
 	[[ -r $build/initramfs.cpio ]] ||
 		die "$build/initramfs.cpio is missing: harness/build-initramfs.sh $build first"
@@ -234,8 +266,12 @@ if [[ ! -f $obj/.config || $(cat "$obj/.harness-config" 2>/dev/null) != "$config
 	"$HARNESS/check-config.sh" "$obj/.config" "${frags[@]}"
 	echo "$config_id" >"$obj/.harness-config"
 fi
+}
 
-# 4. The kernel itself: harness/arches' IMAGE, by its file name.
+# 4. build_image: the kernel itself, harness/arches' IMAGE by its file
+#    name (and a bzImage with --bzimage), again only when its series,
+#    configuration or built-in initramfs changed.
+build_image() {
 build_id=$series_id-$config_id$cpio_id
 local image=${ARCH_IMAGE##*/}
 local -a targets=("$image")
@@ -254,7 +290,6 @@ if ((stale)); then
 	cp "$obj/.config" "$out/.config"
 	echo "$build_id" >"$out/.harness-build"
 fi
-echo "$out"
 }
 
 main "$@"

@@ -2,12 +2,25 @@
 
 tables    the tables (trees, kernels, machines, architectures)
 formula   the formula with its two models (series and stock)
-joblist   the job record that the job list holds a line of
+kconfig   a .config's facts: what a kernel can boot
+jobs      the job writer: one boot a line, its expected values with it
+plan      the tiers and scenarios, a generator each
+joblist   the job record read back, and job lists held to the formula
+guest     one boot: QEMU from the job and its machine, with a timeout
+runner    every job of a folder booted, parsed and judged as it ends
 console   the console parser: a log into one record and its nested KTAP
 judge     the judge: a record against its job, a table of checks
 boot      one boot's record and verdict, made once and kept beside its log
 report    the writers of a results folder (KTAP, CSV, JUnit, variants)
+shard     the shard split of a job list
+baseline  the job list again on the stock kernels
+compare   the baseline's values beside the patched ones
+budget    the PID budget's rows and fit
+accel     the accelerator: KVM only when a probe boot passes
 
-`python3 -m pidmax VERB` is the front; parse-console.sh, judge.sh and
-report.sh are its shims. The shell stages still plan and boot.
+`python3 -m pidmax VERB` (or harness/pidmax.sh VERB) is the front, a verb
+a stage; plan.sh, boot-guest.sh, run-jobs.sh, parse-console.sh,
+judge.sh, report.sh, shard.sh, baseline.sh, compare.sh and accel.sh are
+its shims. The sweep's front (sweep-smp.sh), the builders and fetchers
+and the guest's init are shell.
 """

@@ -51,18 +51,18 @@ def cmd_check_jobs(args):
 
 
 def cmd_parse(args):
-    from . import boot, console, judge
+    from . import boot, console, joblist
     if args.write:
         r, _ = boot.record(args.log)
-        print(judge.line(r))
+        print(joblist.line(r))
     else:
         print(console.parse(args.log)[0])
     return 0
 
 
 def cmd_judge(args):
-    from . import judge
-    v = judge.judge(judge.fields(args.job), judge.fields(args.record))
+    from . import joblist, judge
+    v = judge.judge(joblist.fields(args.job), joblist.fields(args.record))
     print("\n".join(v.lines()))
     return 0
 
@@ -97,9 +97,9 @@ def cmd_budget(args):
 
 
 def cmd_boot(args):
-    from . import guest, judge
+    from . import guest, joblist
     from .runner import SIGNALS, Stop, _stop
-    g = guest.Guest(judge.fields(args.job), args.log,
+    g = guest.Guest(joblist.fields(args.job), args.log,
                     os.environ.get("BOOT_STYLE"))
     for sig in SIGNALS:
         signal.signal(sig, _stop)

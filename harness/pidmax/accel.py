@@ -5,7 +5,7 @@ sweeps of one CI run probe once, not each. (/dev/kvm may exist and hang
 a guest: its presence decides nothing.)"""
 import os
 
-from . import console, guest, judge
+from . import console, guest, joblist
 from .jobs import Maker
 
 PROBE_TIMEOUT = 20  # a working KVM boots one CPU in about a second
@@ -34,7 +34,7 @@ def cached(path, boot):
 def probe(build, kernel, config, initrd):
     """Boot one CPU under KVM: "kvm" when the guest proves itself."""
     m = Maker(kernel, config, initrd, "kvm-probe", "kvm")
-    job = judge.fields(m.job("probe", "probe", 1, 1, "1",
+    job = joblist.fields(m.job("probe", "probe", 1, 1, "1",
                              timeout=PROBE_TIMEOUT))
     log = os.path.join(build, "kvm-probe.log")
     try:
@@ -43,7 +43,7 @@ def probe(build, kernel, config, initrd):
         g.wait()
     except ValueError:
         return "tcg"
-    record = judge.fields(console.parse(log)[0])
+    record = joblist.fields(console.parse(log)[0])
     return "kvm" if record.get("end") == "1" else "tcg"
 
 

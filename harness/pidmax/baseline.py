@@ -16,8 +16,8 @@ version).
 import os
 
 from . import formula
-from .jobs import line
-from .judge import fields
+from .joblist import line
+from .joblist import fields
 from .kconfig import Config
 
 

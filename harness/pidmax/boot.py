@@ -10,7 +10,7 @@ log or its LOG.meta, is made again, and so is a verdict of anything else.
 import hashlib
 import os
 
-from . import console, judge
+from . import console, joblist, judge
 
 ENCODING = console.ENCODING
 
@@ -53,13 +53,13 @@ def record(log, parser=None):
     kept = _kept(log + ".record", log, tag)
     if kept is not None and os.path.isfile(log + ".nested"):
         with open(log + ".nested", encoding=ENCODING) as f:
-            return judge.fields(kept[0]), f.read().split("\n")[:-1]
+            return joblist.fields(kept[0]), f.read().split("\n")[:-1]
     line, nested = console.parse(log)
     with open(log + ".nested.tmp", "w", encoding=ENCODING) as f:
         f.write("".join(n + "\n" for n in nested))
     os.replace(log + ".nested.tmp", log + ".nested")
     _keep(log + ".record", tag, [line])
-    return judge.fields(line), nested
+    return joblist.fields(line), nested
 
 
 def judge_id(job_line, record_line):
@@ -78,10 +78,10 @@ def verdict(log, job_line, parser=None):
     JOB_LINE, judged at most once."""
     parser = parser or console.parser_id()
     r, nested = record(log, parser)
-    tag = "judge=" + judge_id(job_line, judge.line(r))
+    tag = "judge=" + judge_id(job_line, joblist.line(r))
     kept = _kept(log + ".verdict", log, tag)
     if kept:
         return judge.read_verdict(kept), r, nested
-    v = judge.judge(judge.fields(job_line), r)
+    v = judge.judge(joblist.fields(job_line), r)
     _keep(log + ".verdict", tag, v.lines())
     return v, r, nested

@@ -19,7 +19,8 @@ import math
 import os
 
 from . import boot, formula
-from .judge import fields, is_num
+from .joblist import fields
+from .judge import is_num
 
 HEAD = "boot,kernel,online,possible,last_pid_at_init,tasks,kthreads"
 PROJECTED = (1664, 4096, 8192)

@@ -13,7 +13,7 @@ guest's probe has none to find). same is yes when both values agree.
 import csv
 import os
 
-from .judge import fields
+from .joblist import fields
 
 HEAD = ("boot,variant,cpus,stock_pid_max,stock_pid_max_min,patched_pid_max,"
         "patched_pid_max_min,same")

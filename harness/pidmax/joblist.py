@@ -1,7 +1,30 @@
-"""The job list: one boot a line, TAB-separated KEY=VALUE fields (lib.sh's
-make_job writes them). A Job keeps its fields in their order, so a line
-read and written again is the same line."""
+"""The line format of the harness, one module's: a job (one boot, what to
+boot and what it must show: jobs.py writes them) or a boot's record
+(console.py) is one line of TAB-separated KEY=VALUE fields. fields()
+reads one leniently (a word without "=" is left out, the last of a key
+wins), line() writes one and refuses a value with a TAB or a newline.
+A Job keeps its fields in their order, so a line read and written again
+is the same line."""
 from .formula import expected
+
+
+def fields(text):
+    """The KEY=VALUE fields of a job or record line, as a dict."""
+    out = {}
+    for word in text.rstrip("\n").split("\t"):
+        key, sep, value = word.partition("=")
+        if sep:
+            out[key] = value
+    return out
+
+
+def line(pairs):
+    """KEY=VALUE pairs (or a dict) as one line."""
+    pairs = list(pairs.items()) if isinstance(pairs, dict) else pairs
+    for key, value in pairs:
+        if "\t" in str(value) or "\n" in str(value):
+            raise ValueError(f"bad field '{key}': a TAB or newline")
+    return "\t".join(f"{k}={v}" for k, v in pairs)
 
 
 class Job:

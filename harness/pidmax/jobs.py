@@ -8,6 +8,7 @@ recomputes them. A job with a "skip" field is a boot that does not
 apply, and the field says why.
 """
 from . import formula, tables
+from .joblist import line
 from .kconfig import Config
 
 # The optional fields of a job and their values when not given.
@@ -17,14 +18,6 @@ OPTIONAL = {"append": "", "pid_max": "", "sysctl_refused": "0",
             "selftests": "", "selftests_judged": "", "selftests_stock": "",
             "holes": "", "cpu_ids": "", "dt_cpus": ""}
 
-
-def line(pairs):
-    """KEY=VALUE pairs as one job line; a value never holds a TAB or a
-    newline."""
-    for key, value in pairs:
-        if "\t" in str(value) or "\n" in str(value):
-            raise ValueError(f"bad field '{key}': a TAB or newline")
-    return "\t".join(f"{k}={v}" for k, v in pairs)
 
 
 class Maker:

@@ -10,6 +10,7 @@ rest are the few that need more than one field.
 import os
 from dataclasses import dataclass, field
 
+from .joblist import fields
 from .tables import HARNESS
 
 REQUIRED = ("name", "possible", "online", "pid_max", "pid_max_min",
@@ -260,20 +261,6 @@ def judge(j, r):
         verdict = "panic"
     return Verdict(verdict, "; ".join(reasons), checks)
 
-
-def fields(line):
-    """The KEY=VALUE fields of a job or record line, as a dict."""
-    out = {}
-    for word in line.rstrip("\n").split("\t"):
-        key, sep, value = word.partition("=")
-        if sep:
-            out[key] = value
-    return out
-
-
-def line(fields):
-    """FIELDS as one KEY=VALUE line."""
-    return "\t".join(f"{k}={v}" for k, v in fields.items())
 
 
 def read_verdict(lines):

@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass, field
 from xml.sax.saxutils import escape
 
-from . import boot, console, judge
+from . import boot, console, joblist
 
 RESULTS_HEAD = ("cpus,online,pid_max,expected,pid_max_min,expected_min,"
                 "seconds,verdict,boot,tier,variant,line_min")
@@ -68,7 +68,7 @@ def load(out, parser):
 
 
 def load_one(out, n, line, parser):
-    j = judge.fields(line)
+    j = joblist.fields(line)
     if not all(j.get(k) for k in ("name", "tier", "variant")):
         raise ValueError(f"{out}/jobs line {n} is not a job (no name, "
                          "tier or variant)")

@@ -37,7 +37,7 @@ def read_jobs(out):
     todo = []
     with open(path, encoding=boot.ENCODING) as f:
         for line in f.read().splitlines():
-            j = judge.fields(line)
+            j = joblist.fields(line)
             if j.get("skip"):
                 continue
             if not judge.is_num(j.get("online", "")):

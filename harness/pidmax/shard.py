@@ -8,7 +8,7 @@ lowest-numbered on a tie), and the shards take similar time. A shard
 keeps the list's order.
 """
 from . import joblist
-from .judge import fields
+from .joblist import fields
 
 
 def spec(text):

@@ -8,7 +8,7 @@ import unittest
 from pidmax import baseline
 from pidmax.formula import expected
 from pidmax.jobs import Maker
-from pidmax.judge import fields
+from pidmax.joblist import fields
 from pidmax.tests.test_plan import CONFIG_61
 
 

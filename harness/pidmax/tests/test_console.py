@@ -4,7 +4,7 @@ import tempfile
 import unittest
 
 from pidmax import console
-from pidmax.judge import fields
+from pidmax.joblist import fields
 
 FIX = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "fixtures")
 

@@ -4,7 +4,7 @@ import unittest
 
 from pidmax import console, judge
 from pidmax.formula import expected
-from pidmax.judge import fields
+from pidmax.joblist import fields
 
 FIX = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "fixtures")
 

@@ -8,7 +8,7 @@ import unittest
 from pidmax import kconfig, plan
 from pidmax.formula import expected
 from pidmax.jobs import Maker
-from pidmax.judge import fields
+from pidmax.joblist import fields
 from pidmax.tests.test_judge import FIX
 
 CONFIG_61 = os.path.join(FIX, "config-6.1-full")

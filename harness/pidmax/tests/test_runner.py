@@ -58,7 +58,12 @@ class RunnerTest(unittest.TestCase):
         failed = [x for x in out if " b " in x][0]
         self.assertTrue(failed.endswith("(failed: possible_cpus,pid_max,"
                                         "pid_max_min,boot_line)"), failed)
-        self.assertEqual(out[-3].split(" lines of ")[0], "    last 2")
+        tail = [k for k, x in enumerate(out) if x.startswith("    last 2 lines "
+                                                             "of ")]
+        self.assertEqual([out[k].split(" of ")[1] for k in tail],
+                         [os.path.join(self.dir, "boots", "b.log:")])
+        self.assertEqual([x[:6] for x in out[tail[0] + 1:tail[0] + 3]],
+                         ["    | "] * 2)
         for name in ("a", "b"):
             for ext in ("", ".meta", ".record", ".nested", ".verdict"):
                 self.assertTrue(os.path.exists(os.path.join(

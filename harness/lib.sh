@@ -284,29 +284,6 @@ kconfig_get() {
 	fi
 }
 
-# kconfig_pid_params CONFIG_FILE: print "BASE_SMALL IS_64BIT KUNIT" (each
-# 0 or 1) for a kernel .config; KUNIT is 1 when the series' KUnit suite is
-# built in. BASE_SMALL is an int (0/1) in 6.1 and a bool (y/n) in later
-# trees; both spellings are accepted.
-kconfig_pid_params() {
-	local file=$1 small is64 kunit=0
-
-	[[ -r $file ]] || {
-		echo "kernel config '$file' is not readable" >&2
-		return 1
-	}
-	kconfig_arch "$file" >/dev/null || return 1
-	case $(kconfig_get "$file" BASE_SMALL) in
-	1 | y) small=1 ;;
-	*) small=0 ;;
-	esac
-	case $(kconfig_get "$file" 64BIT) in
-	y) is64=1 ;;
-	*) is64=0 ;;
-	esac
-	[[ $(kconfig_get "$file" PID_MAX_KUNIT_TEST) == y ]] && kunit=1
-	echo "$small $is64 $kunit"
-}
 
 # kconfig_version CONFIG_FILE: the kernel version a .config was made for
 # ("6.12.118"), from its header.
@@ -388,32 +365,9 @@ tree_tarball_ktap() {
 	[[ -r $_ttk_into ]] || die "$_ttk_into is missing: apt-get install linux-source-$2"
 }
 
-# harness/machines gives each machine a job may name its QEMU arguments;
-# $PIDMAX_MACHINES points at another table.
-MACHINE_TABLE=${PIDMAX_MACHINES:-$HARNESS_LIB_DIR/machines}
+# (harness/machines, each machine's QEMU arguments, is read by
+# harness/pidmax/tables.py alone; $PIDMAX_MACHINES points at another.)
 
-# machine_args NAME ARRAY: QEMU's arguments for machine NAME, a word an
-# element of ARRAY, and MACHINE_ARCH its architecture; fails with a
-# message naming the known machines when NAME is not one. (No awk:
-# boot-guest.sh reads it once a boot.)
-machine_args() {
-	[[ -r $MACHINE_TABLE ]] || die "the machine table $MACHINE_TABLE is missing"
-	local -n _ma_into=$2
-	local -a _ma_row=()
-	local _ma_names=""
-	while read -r -a _ma_row || ((${#_ma_row[@]})); do
-		((${#_ma_row[@]})) && [[ ${_ma_row[0]} != \#* ]] || continue
-		_ma_names+=${_ma_names:+, }${_ma_row[0]}
-		if [[ ${_ma_row[0]} == "$1" ]]; then
-			# shellcheck disable=SC2034 # read by the caller
-			MACHINE_ARCH=${_ma_row[1]:-}
-			_ma_into=("${_ma_row[@]:2}")
-			return 0
-		fi
-	done <"$MACHINE_TABLE"
-	printf 'unknown machine "%s" (%s: %s)\n' "$1" "$MACHINE_TABLE" "$_ma_names" >&2
-	return 1
-}
 
 # harness/arches gives each architecture its compiler, image, emulator,
 # console and packages; $PIDMAX_ARCHES points at another table.
@@ -458,20 +412,6 @@ arch_names() {
 	awk '!/^[[:space:]]*(#|$)/ { printf "%s%s", (n++ ? " " : ""), $1 } END { print "" }' "$ARCH_TABLE"
 }
 
-# kconfig_arch CONFIG: the architecture of harness/arches whose KCONFIG
-# symbol the .config sets; fails when none is.
-kconfig_arch() {
-	local a
-	for a in $(arch_names); do
-		arch_row "$a" || return 1
-		if [[ $(kconfig_get "$1" "$ARCH_KCONFIG") == y ]]; then
-			echo "$a"
-			return 0
-		fi
-	done
-	echo "$1 sets none of the architectures of $ARCH_TABLE" >&2
-	return 1
-}
 
 # kernel_rows [TREE [ARCH]]: the table's rows of ARCH (default x86_64),
 # "TREE VARIANT BUILD INITRD BOOTS" a line, of TREE alone when given
@@ -507,13 +447,6 @@ kernel_variants() {
 	awk '!s[$2]++ { printf "%s%s", (n++ ? " " : ""), $2 } END { print "" }' <<<"$rows"
 }
 
-# kernel_builds TREE VARIANT [ARCH]: the variant's builds, in the
-# table's order.
-kernel_builds() {
-	local rows
-	rows=$(kernel_rows "$1" "${3:-}") || return 1
-	awk -v v="$2" '$2 == v { print $3 }' <<<"$rows"
-}
 
 # kernel_initrd_mode TREE BUILD [ARCH]: the row's INITRD (builtin: the
 # initramfs goes inside the kernel), or fail when the table has no such

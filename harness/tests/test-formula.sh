@@ -100,32 +100,6 @@ test_list_parser_bad() {
 	done
 }
 
-test_kconfig_params() {
-	local rc=0 cfg="$TMP/cfg"
-	expect_eq "6.1 full" "$(kconfig_pid_params "$FIX/config-6.1-full")" "0 1 0" || rc=1
-	sed 's/^CONFIG_BASE_SMALL=0/CONFIG_BASE_SMALL=1/' "$FIX/config-6.1-full" >"$cfg"
-	expect_eq "6.1 small" "$(kconfig_pid_params "$cfg")" "1 1 0" || rc=1
-	sed 's/^CONFIG_BASE_SMALL=0/CONFIG_BASE_SMALL=y/' "$FIX/config-6.1-full" >"$cfg"
-	expect_eq "6.12 small" "$(kconfig_pid_params "$cfg")" "1 1 0" || rc=1
-	grep -v '^CONFIG_BASE_SMALL=' "$FIX/config-6.1-full" >"$cfg"
-	expect_eq "6.12 full" "$(kconfig_pid_params "$cfg")" "0 1 0" || rc=1
-	grep -v '^CONFIG_64BIT=' "$FIX/config-6.1-full" >"$cfg"
-	expect_eq "32-bit" "$(kconfig_pid_params "$cfg")" "0 0 0" || rc=1
-	grep -v '^CONFIG_X86=' "$FIX/config-6.1-full" >"$cfg"
-	if kconfig_pid_params "$cfg" 2>/dev/null; then
-		echo "accepted a config of no architecture in harness/arches"
-		rc=1
-	fi
-	# An arm64 .config is read the same way.
-	sed 's/^CONFIG_X86=y/CONFIG_ARM64=y/' "$FIX/config-6.1-full" >"$cfg"
-	expect_eq "arm64" "$(kconfig_arch "$cfg") $(kconfig_pid_params "$cfg")" "arm64 0 1 0" || rc=1
-	if kconfig_pid_params "$TMP/none" 2>/dev/null; then
-		echo "accepted a missing config"
-		rc=1
-	fi
-	return $rc
-}
-
 # The job format: values with spaces and '=' survive, a TAB is refused.
 test_job_fields() {
 	local j rc=0
@@ -149,7 +123,6 @@ test_job_fields() {
 
 test_tree_6_12() {
 	local rc=0
-	expect_eq "6.12 params" "$(kconfig_pid_params "$FIX/config-6.12-full")" "0 1 1" || rc=1
 	expect_eq "6.12 version" "$(kconfig_version "$FIX/config-6.12-full")" "6.12.118" || rc=1
 	expect_eq "6.1 version" "$(kconfig_version "$FIX/config-6.1-full")" "6.1.192" || rc=1
 	# A real 6.12 console, with its KUnit suite.

@@ -5,7 +5,7 @@ import os
 import tempfile
 import unittest
 
-from pidmax import kconfig, plan
+from pidmax import kconfig, plan, tables
 from pidmax.formula import expected
 from pidmax.jobs import Maker
 from pidmax.joblist import fields
@@ -53,6 +53,37 @@ class PlanTest(unittest.TestCase):
                           ("6.13.1", "6.14", "7.3.0", "")],
                          ["global", "namespace", "namespace", "global"])
         self.assertEqual(kconfig.Config(CONFIG_612).version, "6.12.118")
+
+    def test_config_facts(self):
+        def facts(text):
+            with tempfile.TemporaryDirectory() as d:
+                path = os.path.join(d, "config")
+                with open(path, "w") as f:
+                    f.write(text)
+                c = kconfig.Config(path)
+                return c.arch(), c.pid_params()
+        with open(CONFIG_61) as f:
+            base = f.read()
+        self.assertEqual(facts(base), ("x86_64", (0, 1, 0)))
+        self.assertEqual(facts(base.replace("CONFIG_BASE_SMALL=0",
+                                            "CONFIG_BASE_SMALL=y")),
+                         ("x86_64", (1, 1, 0)))
+        self.assertEqual(facts(base.replace("CONFIG_64BIT=y", "")),
+                         ("x86_64", (0, 0, 0)))
+        self.assertEqual(facts(base.replace("CONFIG_X86=y", "CONFIG_ARM64=y")),
+                         ("arm64", (0, 1, 0)))
+        self.assertEqual(kconfig.Config(CONFIG_61.replace(
+            "full", "full-kunit")).pid_params(), (0, 1, 1))
+        with self.assertRaisesRegex(ValueError, "sets none of the arch"):
+            facts(base.replace("CONFIG_X86=y", ""))
+        with self.assertRaisesRegex(ValueError, "is not readable"):
+            kconfig.Config("/nonexistent/config")
+
+    def test_machines_name_their_architecture(self):
+        self.assertEqual(tables.machines()["virt"],
+                         ("arm64", ("-machine", "virt,gic-version=3", "-cpu",
+                                    "cortex-a57")))
+        self.assertEqual(tables.arches()["arm64"].machine, "virt")
 
     def test_job_values_from_the_formula(self):
         m = Maker("/k", CONFIG_61, "/i", "t", "tcg")

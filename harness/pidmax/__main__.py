@@ -1,7 +1,6 @@
 """python3 -m pidmax VERB: the package's front, a verb a stage."""
 import argparse
 import os
-import signal
 import sys
 
 from . import formula
@@ -98,11 +97,10 @@ def cmd_budget(args):
 
 def cmd_boot(args):
     from . import guest, joblist
-    from .runner import SIGNALS, Stop, _stop
+    from .runner import Stop, stop_on_signals
     g = guest.Guest(joblist.fields(args.job), args.log,
                     os.environ.get("BOOT_STYLE"))
-    for sig in SIGNALS:
-        signal.signal(sig, _stop)
+    stop_on_signals()
     try:
         g.start()
         g.wait()

@@ -7,6 +7,7 @@ a judge=ID field, where ID names the judge's code and the job and the
 record it judged. A kept record made by other code, or older than its
 log or its LOG.meta, is made again, and so is a verdict of anything else.
 """
+import functools
 import hashlib
 import os
 
@@ -66,11 +67,17 @@ def judge_id(job_line, record_line):
     """What a verdict depends on: the judge's code, the KUnit cases it
     wants, the job and the record."""
     h = hashlib.sha256(record_line.encode(ENCODING))
-    with open(judge.__file__, "rb") as f:
-        h.update(f.read())
+    h.update(_judge_code())
     h.update("\0".join(judge.kunit_cases()).encode())
     h.update(job_line.encode(ENCODING))
     return h.hexdigest()[:16]
+
+
+@functools.lru_cache(maxsize=None)
+def _judge_code():
+    """The judge's code, read once a process."""
+    with open(judge.__file__, "rb") as f:
+        return f.read()
 
 
 def verdict(log, job_line, parser=None):

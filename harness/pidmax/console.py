@@ -11,6 +11,7 @@ kunit (the suite's cases). The parser only reads; judge.py judges.
 
 Logs are read as Latin-1, so any byte of a console survives unchanged.
 """
+import functools
 import hashlib
 import os
 import re
@@ -271,8 +272,9 @@ def parse(log):
     return read_meta(log) + "\t" + body, [f"{s}\t{t}" for s, t in p.nested]
 
 
+@functools.lru_cache(maxsize=None)
 def parser_id():
     """What identifies the parser's code: a record kept by other code is
-    parsed again."""
+    parsed again. (Hashed once a process: the runner asks it a boot.)"""
     with open(__file__, "rb") as f:
         return hashlib.sha256(f.read()).hexdigest()[:16]

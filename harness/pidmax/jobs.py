@@ -23,16 +23,17 @@ OPTIONAL = {"append": "", "pid_max": "", "sysctl_refused": "0",
 class Maker:
     """The jobs of one kernel: KERNEL booted with INITRD (its .config
     CONFIG gives BASE_SMALL, 64-bit, the suite and the architecture,
-    unless FACTS gives them: small, is64, kunit), named LABEL-CASE, under
+    unless FACTS gives them: small, is64, kunit; CFG is that .config read
+    already), named LABEL-CASE, under
     ACCEL. SERIES is yes (built here with the series), auto (any
     --kernel: held to the series' model too) or no (the stock model)."""
 
     def __init__(self, kernel, config, initrd, label, accel, series="yes",
-                 facts=None):
+                 facts=None, cfg=None):
         self.kernel, self.config, self.initrd = kernel, config, initrd
         self.label, self.accel, self.series = label, accel, series
         if facts is None:
-            cfg = Config(config)
+            cfg = cfg or Config(config)
             facts = cfg.pid_params()
             self.machine = tables.arches()[cfg.arch()].machine
         else:

@@ -7,6 +7,7 @@ proves success). The checks run in the order of CHECKS; most compare
 one observed field with the job's field of the same name (EXPECT), the
 rest are the few that need more than one field.
 """
+import functools
 import os
 from dataclasses import dataclass, field
 
@@ -113,11 +114,16 @@ def check_guest(j, r):
 
 def kunit_cases():
     """The cases the suite must pass (config/kunit-pid_max.cases)."""
-    path = os.environ.get("PIDMAX_KUNIT_CASES") or os.path.join(
-        HARNESS, "config", "kunit-pid_max.cases")
+    return list(_cases(os.environ.get("PIDMAX_KUNIT_CASES") or os.path.join(
+        HARNESS, "config", "kunit-pid_max.cases")))
+
+
+@functools.lru_cache(maxsize=None)
+def _cases(path):
+    """The case names of the file PATH, read once a process."""
     with open(path, encoding="utf-8") as f:
         names = [line.strip() for line in f]
-    return [n for n in names if n and not n.startswith("#")]
+    return tuple(n for n in names if n and not n.startswith("#"))
 
 
 def check_kunit(j, r):

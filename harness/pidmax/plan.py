@@ -306,7 +306,7 @@ def plan(o):
     accel = o.accel if arch.name == os.uname().machine else "tcg"
     label = o.label or os.path.basename(o.kernel)
     m = Maker(o.kernel, o.config, cfg.initrd(o.initrd), label, accel,
-              o.series)
+              o.series, cfg=cfg)
     if arch.firmware == "dt":
         out = dt_tiers(m, lists["cpus"], lists["online"], lists["holes"],
                        o.selftests, o.selftests_unchanged)

@@ -152,8 +152,15 @@ class Runner:
         self.running.clear()
 
 
-def _stop(signum, frame):
+def on_signal(signum, frame):
     raise Stop()
+
+
+def stop_on_signals():
+    """INT, TERM and HUP raise Stop, so that whoever runs guests stops
+    them (the runner, and the boot verb for one)."""
+    for sig in SIGNALS:
+        signal.signal(sig, on_signal)
 
 
 def run(out, parallel):
@@ -162,8 +169,7 @@ def run(out, parallel):
     todo = read_jobs(out)
     os.makedirs(os.path.join(out, "boots"), exist_ok=True)
     runner = Runner(out, todo, parallel)
-    for sig in SIGNALS:
-        signal.signal(sig, _stop)
+    stop_on_signals()
     try:
         runner.run()
     except Stop:

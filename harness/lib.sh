@@ -13,61 +13,6 @@ HARNESS_LIB_DIR=$(cd "$HARNESS_LIB_DIR" && pwd)
 
 # The most vCPUs QEMU's TCG accelerator will start on this QEMU (7.2).
 MAX_QEMU_CPUS=255
-# The online tier's default CPU counts: every regime (the floor, the
-# edge of scaling at 32/33, the top) and enough points between for the
-# PID budget's fit.
-# shellcheck disable=SC2034 # read by the scripts that source lib.sh
-DEFAULT_ONLINE=1,2,4,8,16,32,33,64,96,128,192,255
-# The possible tier's: past QEMU's 255 (possible_cpus=N on the kernel
-# command line), across the clamp at 4096, up to NR_CPUS's largest x86
-# value, 8192; 1664 is the machine of the 2010 report.
-# shellcheck disable=SC2034 # read by the scripts that source lib.sh
-DEFAULT_POSSIBLE=256,512,1024,1664,2048,4095,4096,4097,8192
-# shellcheck disable=SC2034
-MAX_NR_CPUS=8192
-# The wide tiers' (QEMU 10 from bookworm-backports, q35 with x2APIC):
-# all CPUs online past 255, and 256 present of N possible; q35 stops at
-# 4096 CPUs; the hotplug tier's N lies above the 256 CPUs QEMU is given.
-# shellcheck disable=SC2034
-MIN_WIDE_HOTPLUG=257
-# shellcheck disable=SC2034
-DEFAULT_WIDE_ONLINE=256,288,384,512
-# shellcheck disable=SC2034
-DEFAULT_WIDE_HOTPLUG=512,1024,2048,4096
-# shellcheck disable=SC2034
-MAX_Q35_CPUS=4096
-# Each architecture's default lists, DEFAULT_TIER_ARCH (arch_defaults):
-# x86-64's are the ones above. arm64 (QEMU's virt, no hotplug, 512 vCPUs
-# at most): one CPU online of N across the edge at 32/33 up to 512; all
-# online across it up to 256 (past 64 online vCPUs TCG runs a host
-# thread each on two cores: 128 took 110 s, 256 203 s; docs/speed.md);
-# and holes in the possible map at 8 (below the edge), 64, 256 and 512.
-# shellcheck disable=SC2034
-DEFAULT_HOTPLUG_x86_64=all DEFAULT_ONLINE_x86_64=$DEFAULT_ONLINE DEFAULT_HOLES_x86_64=""
-# shellcheck disable=SC2034
-DEFAULT_HOTPLUG_arm64=1,2,8,32,33,64,128,256,512 DEFAULT_ONLINE_arm64=1,2,4,8,16,32,33,64,128,256
-# shellcheck disable=SC2034
-DEFAULT_HOLES_arm64=8,64,256,512
-# arm64's possible tier: a device tree describing more CPUs than virt
-# runs, up to arm64's largest NR_CPUS (1024 took 4.5 s, 4096 41 s).
-# The x86-64 tiers arm64 has no counterpart of: none.
-# shellcheck disable=SC2034
-DEFAULT_POSSIBLE_arm64=1024,2048,4096 DEFAULT_WIDE_ONLINE_arm64="" DEFAULT_WIDE_HOTPLUG_arm64=""
-# shellcheck disable=SC2034
-DEFAULT_SCENARIOS_arm64=no
-# shellcheck disable=SC2034
-DEFAULT_POSSIBLE_x86_64=$DEFAULT_POSSIBLE DEFAULT_WIDE_ONLINE_x86_64=$DEFAULT_WIDE_ONLINE
-# shellcheck disable=SC2034
-DEFAULT_WIDE_HOTPLUG_x86_64=$DEFAULT_WIDE_HOTPLUG DEFAULT_SCENARIOS_x86_64=yes
-
-# arch_default TIER ARCH: the default list of TIER (HOTPLUG, ONLINE,
-# HOLES, POSSIBLE, WIDE_ONLINE, WIDE_HOTPLUG, or SCENARIOS: yes or no)
-# on ARCH.
-arch_default() {
-	local v="DEFAULT_$1_$2"
-	[[ -v $v ]] || die "no default $1 list for $2 (DEFAULT_$1_$2 in lib.sh)"
-	echo "${!v}"
-}
 
 # die MESSAGE: a runtime error; exit 1.
 die() {
@@ -139,27 +84,6 @@ parse_options() {
 # order, and a value may hold spaces ("append=nr_cpus=40 maxcpus=2").
 # A value never holds a TAB or a newline.
 
-# kv_line KEY=VALUE...: print the fields as one line; refuses a value
-# with a TAB or a newline.
-kv_line() {
-	local _kv_l
-	kv_join _kv_l "$@" || return 1
-	printf '%s\n' "$_kv_l"
-}
-
-# kv_join VAR KEY=VALUE...: the same line into VAR, without a subshell.
-kv_join() {
-	local _kv_f
-	for _kv_f in "${@:2}"; do
-		if [[ $_kv_f != *=* || $_kv_f == *$'\t'* || $_kv_f == *$'\n'* ]]; then
-			echo "kv_line: bad field '${_kv_f%%=*}': no '=', or a TAB or newline" >&2
-			return 1
-		fi
-	done
-	local IFS=$'\t'
-	printf -v "$1" '%s' "${*:2}"
-}
-
 # kv_load ARRAY LINE: the fields of LINE into the associative ARRAY
 # (declared by the caller), replacing what it held.
 kv_load() {
@@ -215,20 +139,10 @@ debian_mirror() {
 	return 1
 }
 
-# The files a sweep writes into its results folder, by the runner (jobs,
-# boots/) and by the readers of the folder (report.sh, plot.sh). A new
-# run removes all of them before it boots anything.
-RESULT_FILES=(jobs plan kernels shard boots results.ktap results.csv results.xml checks.csv
-	variants.csv pid_max.svg pid_max.png pid_budget.csv pid_budget.txt
-	pid_budget.svg pid_budget.png baseline compare.csv)
-
 # clean_results DIR: remove every file a sweep writes into DIR, and any
-# half-written temporary one.
+# half-written temporary one (the list is harness/pidmax/sweep.py's).
 clean_results() {
-	local f
-	for f in "${RESULT_FILES[@]}"; do
-		rm -rf "${1:?}/$f" "$1/$f.tmp"
-	done
+	"$HARNESS_LIB_DIR/pidmax.sh" clean "$1"
 }
 
 # parse_cpu_list LIST [MAX [MIN]]: print each CPU count of LIST
@@ -530,13 +444,6 @@ kernel_initrd() {
 	fi
 }
 
-# kernel_boots_wide CONFIG: true when the kernel takes APIC IDs of 255
-# and up, as the wide tiers give it (X86_X2APIC with IRQ_REMAP).
-kernel_boots_wide() {
-	[[ $(kconfig_get "$1" X86_X2APIC) == y && $(kconfig_get "$1" IRQ_REMAP) == y ]]
-}
-
-
 # expected_vars CPUS BASE_SMALL IS_64BIT [MODEL]: set EXP_MAX, EXP_MIN,
 # EXP_LIMIT and EXP_CLAMPED to what a kernel must compute for CPUS (4 KiB
 # pages, on x86-64 and arm64 alike):
@@ -644,26 +551,10 @@ make_job() {
 	"$HARNESS_LIB_DIR/pidmax.sh" job "${JK_ARGS[@]}" "$@"
 }
 
-# parse_shard I/N IVAR NVAR: split a shard spec into IVAR and NVAR;
-# returns 1 unless 1 <= I <= N.
-parse_shard() {
-	local -n _ps_i=$2 _ps_n=$3
-	[[ $1 =~ ^([1-9][0-9]*)/([1-9][0-9]*)$ ]] || return 1
-	_ps_i=${BASH_REMATCH[1]} _ps_n=${BASH_REMATCH[2]}
-	((_ps_i <= _ps_n))
-}
-
-# kernel_id KERNEL: what identifies a booted kernel across machines:
-# "build ID" for a kernel built here (the series, fragments and tarball
-# it was built from; build-kernel.sh), else "sha256 SUM" of the file.
+# kernel_id KERNEL: what identifies a booted kernel across machines
+# (harness/pidmax/sweep_kernels.py): its build ID, else its sha256.
 kernel_id() {
-	local id
-	id=$(dirname "$1")/.harness-build
-	if [[ -r $id ]]; then
-		echo "build $(cat "$id")"
-	else
-		echo "sha256 $(sha256sum <"$1" | cut -d' ' -f1)"
-	fi
+	"$HARNESS_LIB_DIR/pidmax.sh" kernel-id "$1"
 }
 
 # formula_curve BASE_SMALL IS_64BIT: "N pid_max" of the formula for N

@@ -1,5 +1,8 @@
 """pidmax: the harness's core as a Python package (standard library only).
 
+sweep     the main job (sweep-smp.sh): build, plan, boot, report
+sweep_options  its options, help and each architecture's default lists
+sweep_kernels  its kernels: the table's builds, Debian's, the stock twins
 tables    the tables (trees, kernels, machines, architectures)
 formula   the formula with its two models (series and stock)
 kconfig   a .config's facts: what a kernel can boot

@@ -308,7 +308,47 @@ def verbs_of_a_boot(verbs):
     bu.add_argument("dirs", nargs="+", metavar="DIR")
 
 
+def cmd_default(args):
+    from . import sweep_options
+    print(sweep_options.default(args.tier.replace("-", "_"), args.arch))
+    return 0
+
+
+def cmd_clean(args):
+    from . import sweep
+    sweep.clean_results(args.dir)
+    return 0
+
+
+def cmd_kernel_id(args):
+    from . import sweep_kernels
+    print(sweep_kernels.kernel_id(args.kernel))
+    return 0
+
+
+def verbs_of_a_sweep(verbs):
+    verbs.add_parser("sweep", help="the main job (harness/sweep-smp.sh): "
+                     "build, plan, boot, report; sweep --help says its "
+                     "options", add_help=False)
+    de = verb(verbs, "default", "print the default list of TIER (hotplug, "
+              "online, holes, possible, wide-online, wide-hotplug, or "
+              "scenarios: yes or no) on ARCH", cmd_default)
+    de.add_argument("tier", metavar="TIER")
+    de.add_argument("arch", nargs="?", default="x86_64", metavar="ARCH")
+    cl = verb(verbs, "clean", "remove every file a sweep writes into DIR, "
+              "and any half-written one", cmd_clean)
+    cl.add_argument("dir", metavar="DIR")
+    ki = verb(verbs, "kernel-id", "print what identifies KERNEL across "
+              "machines: its build ID, else its sha256", cmd_kernel_id)
+    ki.add_argument("kernel", metavar="KERNEL")
+
+
 def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["sweep"]:
+        # The sweep reads its own options (sweep_options.py).
+        from . import sweep
+        return sweep.main(argv[1:], SHIM or PROG + " sweep")
     p = argparse.ArgumentParser(prog=PROG, description=__doc__,
                                 formatter_class=Usage)
     verbs = p.add_subparsers(dest="verb", required=True)
@@ -320,6 +360,7 @@ def main(argv=None):
     e.add_argument("--32bit", dest="bits32", action="store_true")
     e.add_argument("--model", choices=formula.MODELS, default="series")
     e.set_defaults(run=cmd_expected)
+    verbs_of_a_sweep(verbs)
     c = verbs.add_parser("check-jobs", help="hold job lists to the formula")
     c.add_argument("jobs", nargs="+", metavar="JOBS")
     c.set_defaults(run=cmd_check_jobs)

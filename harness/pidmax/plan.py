@@ -67,9 +67,8 @@ formula's stock model (the possible count, the minimum unclamped; the
 job's model=stock field)."""
 
 # The largest NR_CPUS of x86, q35's limit, the least wide-hotplug N
-# (above the 256 CPUs QEMU is given) and the online tier's default:
-# lib.sh holds the same for the sweep's options (a self-test holds them
-# equal).
+# (above the 256 CPUs QEMU is given) and the online tier's default (the
+# sweep's defaults of every tier: sweep_options.py).
 DEFAULT_ONLINE = "1,2,4,8,16,32,33,64,96,128,192,255"
 MAX_NR_CPUS = 8192
 MAX_Q35_CPUS = 4096

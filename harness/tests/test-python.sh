@@ -50,13 +50,3 @@ test_python_checks_plans() {
 		_ "$HARNESS" "$TMP/jobs"
 }
 
-# The planner's bounds and default are lib.sh's, written twice (the
-# sweep's options read lib.sh's): the same numbers.
-test_python_plan_constants_match_lib() {
-	needs python3 python3
-	local got
-	got=$(cd "$HARNESS" && PYTHONDONTWRITEBYTECODE=1 python3 -c '
-from pidmax import plan
-print(plan.DEFAULT_ONLINE, plan.MAX_NR_CPUS, plan.MAX_Q35_CPUS, plan.MIN_WIDE_HOTPLUG)') || return 1
-	expect_eq "constants" "$got" "$DEFAULT_ONLINE $MAX_NR_CPUS $MAX_Q35_CPUS $MIN_WIDE_HOTPLUG"
-}

@@ -1,0 +1,197 @@
+"""The sweep (harness/sweep-smp.sh): build what is missing, plan the
+boots, run them, report. A thin front over the stages, which each work
+on a results folder (DIR) and can be run alone:
+
+  sweep_options   the options: help, reading, checks
+  sweep_kernels   which kernels (harness/kernels), built by
+                  build-kernel.sh; the selftests, QEMU 10, the stock twins
+  build-initramfs.sh  busybox-static + guest-init.sh -> initramfs.cpio
+  accel           KVM if a probe boot passes, else TCG
+  plan            options -> DIR/jobs, a boot a line with its expected
+                  values
+  runner          DIR/jobs -> DIR/boots/*.log, each judged as it ends
+  report          DIR/jobs + boots -> results.ktap/.csv/.xml, checks.csv
+  plot.sh, budget.sh, run-baseline.sh  the pictures, the PID budget,
+                  the baseline
+"""
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+from . import accel, plan, report, runner, shard, sweep_options, tables
+from . import sweep_kernels as sk
+from .sweep_kernels import Fail, script
+
+REPO = os.path.dirname(tables.HARNESS)
+# Every file a sweep writes into its results folder: a new run removes
+# all of them (and any half-written NAME.tmp) before it boots anything.
+RESULT_FILES = ("jobs", "plan", "kernels", "shard", "boots", "results.ktap",
+                "results.csv", "results.xml", "checks.csv", "variants.csv",
+                "pid_max.svg", "pid_max.png", "pid_budget.csv",
+                "pid_budget.txt", "pid_budget.svg", "pid_budget.png",
+                "baseline", "compare.csv")
+
+
+def info(prog, text):
+    print(f"{prog}: {text}", file=sys.stderr, flush=True)
+
+
+def clean_results(out):
+    """Remove every file a sweep writes into OUT."""
+    for name in RESULT_FILES:
+        for path in (os.path.join(out, name), os.path.join(out, name + ".tmp")):
+            if os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path)
+            elif os.path.lexists(path):
+                os.remove(path)
+
+
+def prepare(o):
+    """The packages, the initramfs (first: a kernel may carry it inside)
+    and the kernels: (kernels, unbuilt, series, initrd)."""
+    # (the self-tests point PIDMAX_DEPS at true: they need no package)
+    deps = os.environ.get("PIDMAX_DEPS") or os.path.join(tables.HARNESS,
+                                                         "deps.sh")
+    if subprocess.run([deps, "build", o.arch], check=False).returncode:
+        raise Fail(f"{deps} build {o.arch} failed (see above)")
+    arch = tables.arches()[o.arch]
+    qemu = os.environ.get("QEMU") or arch.qemu
+    if not o.list and not shutil.which(qemu):
+        raise Fail(f"{qemu} not found: apt-get install "
+                   f"{arch.packages[0] if arch.packages else ''} "
+                   f"(harness/deps.sh build {o.arch})")
+    os.makedirs(o.build, exist_ok=True)
+    o.build = os.path.realpath(o.build)
+    initrd = script("build-initramfs.sh", "--arch", o.arch, o.build)[1]
+    kernels, unbuilt, series = sk.sweep_kernels(o, o.want)
+    return kernels, unbuilt, series, initrd
+
+
+def choose_accel(o, kernels, initrd):
+    """auto: KVM when a probe boot on the first kernel passes. Nothing
+    built (the tree's suite unreachable): nothing to probe with; KVM runs
+    the host's own architecture only."""
+    if not kernels or o.arch != os.uname().machine:
+        return "tcg"
+    if o.accel != "auto":
+        return o.accel
+    verdict, how = accel.choose(o.build, kernels[0].path, kernels[0].config,
+                                initrd, not o.list)
+    info("accel.sh", f"accelerator: {verdict} ({how})")
+    return verdict
+
+
+def job_list(o, kernels, unbuilt, series, initrd):
+    """Every kernel's jobs in one list."""
+    want = o.want
+    wide = sk.wide_qemu(o, kernels)
+    st = sk.selftests(o, kernels, want)
+    unchanged = sk.unchanged_selftests(o, kernels, want)
+    lines = []
+    for k in kernels:
+        p = sweep_options.plan_options(
+            o, k.tiers, kernel=k.path, config=k.config, initrd=initrd,
+            label=k.label, accel=o.accel, series=series, wide_qemu=wide,
+            selftests=st, selftests_unchanged=unchanged)
+        lines += plan.plan(p)
+    return lines + sk.unbuilt_jobs(o, unbuilt)
+
+
+def main(argv, prog):
+    """The sweep of the command line ARGV; its exit status."""
+    start = time.monotonic()
+    try:
+        o = sweep_options.read(argv, prog, REPO)
+        sk.check_kernel_options(o)
+        o.want = sweep_options.wanted_tiers(o)
+        kernels, unbuilt, series, initrd = prepare(o)
+        stock = sk.stock_kernels(o, kernels) if o.baseline else []
+        o.accel = choose_accel(o, kernels, initrd)
+        lines = job_list(o, kernels, unbuilt, series, initrd)
+        if o.list:
+            sys.stdout.write("".join(line + "\n" for line in lines))
+            return 0
+        return boot(o, prog, kernels, lines, stock, start)
+    except (KeyboardInterrupt, runner.Stop):
+        return 130
+    except plan.UsageError as err:
+        print(f"{prog}: {err}\nTry '{prog} --help'.", file=sys.stderr)
+        return 2
+    except (Fail, OSError, ValueError) as err:
+        print(f"{prog}: error: {err}", file=sys.stderr)
+        return 1
+
+
+def results_folder(o, kernels, lines):
+    """A fresh results folder: nothing from an earlier or killed run
+    stays. DIR/plan is the whole list and DIR/kernels what was booted:
+    merge-results.sh checks that shards come from one plan of the same
+    kernels. DIR/jobs is the shard's, or the whole list."""
+    os.makedirs(o.out, exist_ok=True)
+    o.out = os.path.realpath(o.out)
+    clean_results(o.out)
+    write(os.path.join(o.out, "plan"), lines)
+    write(os.path.join(o.out, "kernels"),
+          [f"{k.label} {sk.kernel_id(k.path)}" for k in kernels])
+    if o.shard:
+        write(os.path.join(o.out, "shard"), [o.shard])
+        lines = shard.split(lines, o.shard_i, o.shard_n)
+    write(os.path.join(o.out, "jobs"), lines)
+    return lines
+
+
+def write(path, lines):
+    with open(path, "w", encoding="latin-1") as f:
+        f.write("".join(line + "\n" for line in lines))
+
+
+def boot(o, prog, kernels, lines, stock, start):
+    """Boot the jobs LINES into the results folder, report, draw, and
+    boot the baseline; the exit status is the patched kernels' alone."""
+    jobs = results_folder(o, kernels, lines)
+    booted = sum("\tskip=" not in line for line in jobs)
+    info(prog, f"booting {booted} guests ({' '.join(k.label for k in kernels)}"
+         f", {o.accel}, {o.jobs} at a time); results in {o.out}")
+    booting_from = time.monotonic()
+    if not runner.run(o.out, o.jobs):
+        return 130
+    boots = report.load(o.out, console_parser())
+    report.write(o.out, boots)
+    passed, failed, skipped = report.totals(boots)
+    if skipped:
+        info(prog, f"{skipped} skipped (# SKIP in {o.out}/results.ktap, "
+             "with the reason)")
+    info(prog, f"wrote {o.out}/results.ktap, results.csv, results.xml and "
+         "checks.csv")
+    if script("plot.sh", o.out, ok=range(256))[0]:
+        info(prog, "warning: no plot (see above)")
+    if script("budget.sh", o.out, ok=range(256))[0]:
+        info(prog, "warning: no PID budget (see above)")
+    if stock and child("run-baseline.sh", "--jobs", str(o.jobs), o.out,
+                       *stock):
+        raise Fail(f"run-baseline.sh failed on {o.out}")
+    took, booting = time.monotonic() - start, time.monotonic() - booting_from
+    info(prog, f"done in {int(took) // 60} min {int(took) % 60} s: "
+         f"{int(took - booting)} s building and planning, {int(booting)} s "
+         "booting and reporting")
+    print(f"{passed} passed, {failed} failed, {skipped} skipped")
+    return 1 if failed else 0
+
+
+def child(name, *args):
+    """The exit status of the harness's script NAME; a signal that stops
+    the sweep stops it too (it stops the guests it started)."""
+    p = subprocess.Popen([os.path.join(tables.HARNESS, name), *args])
+    try:
+        return p.wait()
+    except runner.Stop:
+        p.terminate()
+        p.wait()
+        raise
+
+
+def console_parser():
+    from . import console
+    return console.parser_id()

@@ -1,0 +1,269 @@
+"""The kernels of a sweep: which to build (the kernel table,
+harness/kernels), each with the tiers it boots; Debian's own for
+--kernel debian; the tree's selftests; QEMU 10 for the wide tiers; the
+baseline's stock twins. The builders and fetchers are the harness's
+shell scripts, run here; a tree whose suite is unreachable (their exit
+status 3) leaves its kernels unbuilt and their tiers skips."""
+import glob
+import hashlib
+import os
+import subprocess
+from dataclasses import dataclass
+
+from . import joblist, tables
+from .kconfig import Config
+from .plan import UsageError
+
+# Every tier a row of the kernel table may list.
+TIERS = ("hotplug", "online", "scenario", "possible", "wide-online",
+         "wide-hotplug", "holes")
+UNREACHABLE = 3
+
+
+class Fail(Exception):
+    """A stage failed: the sweep stops with exit status 1."""
+
+
+@dataclass
+class Kernel:
+    path: str
+    config: str
+    label: str
+    build: str
+    tiers: tuple
+
+
+def script(name, *args, ok=(0,)):
+    """(exit status, standard output) of the harness's script NAME; its
+    messages go to our standard error. A status outside OK fails."""
+    run = subprocess.run([os.path.join(tables.HARNESS, name), *args],
+                         stdout=subprocess.PIPE, text=True, check=False)
+    if run.returncode not in ok:
+        raise Fail(f"{name} {' '.join(args)} failed (see above)")
+    return run.returncode, run.stdout.strip()
+
+
+def rows(tree, arch):
+    """The kernel table's rows of TREE on ARCH."""
+    return [k for k in tables.kernels(tiers=TIERS)
+            if k.tree == tree and k.arch == arch]
+
+
+def trees(arch):
+    """The table's trees of ARCH, in order."""
+    return list(dict.fromkeys(k.tree for k in tables.kernels(tiers=TIERS)
+                              if k.arch == arch))
+
+
+def variants(tree, arch):
+    return list(dict.fromkeys(k.variant for k in rows(tree, arch)))
+
+
+def name(tree, build, arch):
+    """What names a build's folders and boots: TREE-BUILD on x86_64 (the
+    names results and scripts already use), TREE-ARCH-BUILD otherwise."""
+    return f"{tree}-{build}" if arch == "x86_64" else f"{tree}-{arch}-{build}"
+
+
+def kernel_plan(tree, arch, variant, pick, want):
+    """[(BUILD, [TIER...])] of the variant's builds that boot the tiers
+    WANT, in the table's order: a tier boots on the first row of the
+    variant listing it (PICK each) or the last (fewest)."""
+    builds, chosen = [], {}
+    for k in rows(tree, arch):
+        if k.variant != variant:
+            continue
+        builds.append(k.build)
+        for t in want:
+            if t in k.boots and (pick == "fewest" or t not in chosen):
+                chosen[t] = k.build
+    for t in want:
+        if t not in chosen:
+            raise Fail(f"{tables.table('kernels')}, tree {tree}, {arch}: no "
+                       f"kernel of {variant} boots the {t} tier")
+    out = [(b, [t for t in want if chosen[t] == b]) for b in builds]
+    return [(b, ts) for b, ts in out if ts]
+
+
+def series_dir(tree):
+    """The folder of TREE's quilt series (relative to the repository, or
+    absolute)."""
+    try:
+        series = tables.trees()[tree][1]
+    except KeyError:
+        raise Fail(f"no tree {tree} in {tables.table('trees')}")
+    return os.path.join(os.path.dirname(tables.HARNESS), series)
+
+
+def kernel_id(path):
+    """What identifies a booted kernel across machines: "build ID" of a
+    kernel built here (build-kernel.sh), else "sha256 SUM" of the file."""
+    try:
+        with open(os.path.join(os.path.dirname(path), ".harness-build")) as f:
+            return "build " + f.read().rstrip("\n")
+    except OSError:
+        with open(path, "rb") as f:
+            return "sha256 " + hashlib.sha256(f.read()).hexdigest()
+
+
+def debian_kernel(o):
+    """--kernel debian: Debian's own kernel of --tree's suite
+    (harness/trees: the host's, or one fetched from), by fetch-stock.sh;
+    a host kernel of another tree is refused. None when the suite is
+    unreachable."""
+    if o.tree not in tables.trees():
+        raise Fail(f"no tree {o.tree} in {tables.table('trees')}")
+    suite = tables.trees()[o.tree][0]
+    args = ["--arch", o.arch, o.build] + ([] if suite == "host" else [suite])
+    rc, folder = script("fetch-stock.sh", *args, ok=(0, UNREACHABLE))
+    if rc == UNREACHABLE:
+        return None
+    found = sorted(glob.glob(os.path.join(folder, "vmlinuz-*")))
+    if not found:
+        raise Fail(f"fetch-stock.sh left no vmlinuz-* in {folder}")
+    version = Config(os.path.join(folder, ".config")).version
+    if not version.startswith(o.tree + "."):
+        raise Fail(f"--kernel debian --tree {o.tree}: Debian's kernel from "
+                   f"the host's apt is {version}, not {o.tree} (harness/trees "
+                   "names where each tree comes from)")
+    return found[0]
+
+
+def check_kernel_options(o):
+    """--tree, --variant (all made the tree's list), --accel, --kernel
+    (debian fetched) and --config."""
+    known = trees(o.arch)
+    if o.tree not in known:
+        raise UsageError(f"--tree wants one of {' '.join(known)} "
+                         f"(harness/kernels, {o.arch}), not '{o.tree}'")
+    vs = variants(o.tree, o.arch)
+    if o.variant != "all" and o.variant not in vs:
+        raise UsageError(f"--variant wants all or one of {' '.join(vs)}, "
+                         f"not '{o.variant}'")
+    if o.accel not in ("auto", "tcg", "kvm"):
+        raise UsageError("--accel wants auto, tcg or kvm, not "
+                         f"'{o.accel}'")
+    if o.kernel and o.variant == "all":
+        raise UsageError("--variant all builds its own kernels; drop --kernel")
+    if o.kernel and o.baseline:
+        raise UsageError("--baseline builds the stock twins of its own "
+                         "kernels; drop --kernel")
+    o.variants = vs if o.variant == "all" else [o.variant]
+    o.stock = o.missing = False
+    if o.kernel == "debian":
+        if o.config:
+            raise UsageError("--kernel debian brings its own .config; drop "
+                             "--config")
+        o.kernel = debian_kernel(o) or ""
+        o.stock, o.missing = bool(o.kernel), not o.kernel
+        if o.missing:
+            return
+    check_kernel_file(o)
+
+
+def check_kernel_file(o):
+    """--kernel FILE readable, with its .config (--config, else beside
+    it); --config only with --kernel."""
+    if not o.kernel:
+        if o.config:
+            raise UsageError("--config goes with --kernel")
+        return
+    if not os.access(o.kernel, os.R_OK):
+        raise Fail(f"--kernel {o.kernel} is not readable")
+    o.config = o.config or os.path.join(os.path.dirname(o.kernel), ".config")
+    if not os.access(o.config, os.R_OK):
+        raise Fail(f"no .config for {o.kernel}: put it beside the kernel or "
+                   "pass --config FILE")
+
+
+def sweep_kernels(o, want):
+    """(kernels, unbuilt, series): --kernel FILE, which boots every tier
+    WANT; or of each variant the table's builds that boot them, built. A
+    build whose tree's suite is unreachable (build-kernel.sh exit 3), or
+    --kernel debian of one, is unbuilt: (LABEL, BUILD, TIERS)."""
+    if o.missing:
+        return [], [(f"debian-{o.tree}", "debian", want)], "yes"
+    if o.kernel:
+        k = Kernel(os.path.realpath(o.kernel), os.path.realpath(o.config),
+                   os.path.basename(o.kernel), "", tuple(want))
+        # Debian's own kernels carry no series: the formula's stock model.
+        return [k], [], "no" if o.stock else "auto"
+    kernels, unbuilt = [], []
+    image = os.path.basename(tables.arches()[o.arch].image)
+    for v in o.variants:
+        for b, tiers in kernel_plan(o.tree, o.arch, v, o.pick, want):
+            label = name(o.tree, b, o.arch)
+            rc, folder = script("build-kernel.sh", "--arch", o.arch, o.build,
+                                o.tree, b, ok=(0, UNREACHABLE))
+            if rc == UNREACHABLE:
+                unbuilt.append((label, b, tiers))
+                continue
+            kernels.append(Kernel(os.path.join(folder, image),
+                                  os.path.join(folder, ".config"), label, b,
+                                  tuple(tiers)))
+    return kernels, unbuilt, "yes"
+
+
+def selftests(o, kernels, want):
+    """"CPIO N" of the tree's own pid_namespace selftests
+    (build-selftests.sh) when the sweep builds the tree's kernels and
+    boots the scenarios or the holes; "" for a --kernel, or a tree
+    without them."""
+    if not any(k.build for k in kernels) or \
+            not {"scenario", "holes"} & set(want):
+        return ""
+    return script("build-selftests.sh", "--arch", o.arch, o.build, o.tree)[1]
+
+
+def unchanged_selftests(o, kernels, want):
+    """"CPIO N" of the tree's own pid_namespace selftests as its tarball
+    has them, for the holes tier of a tree whose series changes them (the
+    holes machine is where the series changes pid_max); "" otherwise."""
+    if not any(k.build for k in kernels) or "holes" not in want:
+        return ""
+    folder = series_dir(o.tree)
+    changes = False
+    for patch in glob.glob(os.path.join(folder, "*.patch")):
+        with open(patch, encoding="latin-1") as f:
+            changes = changes or any(
+                line.startswith("+++ ") and
+                "/tools/testing/selftests/pid_namespace/" in line
+                for line in f)
+    if not changes:
+        return ""
+    return script("build-selftests.sh", "--arch", o.arch, "--stock",
+                  o.build, o.tree)[1]
+
+
+def wide_qemu(o, kernels):
+    """QEMU 10's path when a kernel boots the wide tiers (x2APIC with
+    interrupt remapping), fetched; "" when none does or it is
+    unreachable (the tiers are then skips)."""
+    for k in kernels:
+        if any(t.startswith("wide-") for t in k.tiers) and \
+                Config(k.config).boots_wide():
+            return script("fetch-qemu.sh", o.build, ok=(0, UNREACHABLE))[1]
+    return ""
+
+
+def stock_kernels(o, kernels):
+    """The baseline's stock twin of every kernel, LABEL=IMAGE each,
+    built last (they pop the series off the tree the builds share)."""
+    image = os.path.basename(tables.arches()[o.arch].image)
+    out = []
+    for k in kernels:
+        folder = script("build-kernel.sh", "--stock", "--arch", o.arch,
+                        o.build, o.tree, k.build)[1]
+        out.append(f"{k.label}={os.path.join(folder, image)}")
+    return out
+
+
+def unbuilt_jobs(o, unbuilt):
+    """A skip job per tier of each unbuilt kernel, with the reason: its
+    tree's suite (harness/trees) could not be reached."""
+    suite = tables.trees()[o.tree][0] if unbuilt else ""
+    return [joblist.line({
+        "name": f"{label}-{t}", "tier": t, "variant": b.split("-")[0],
+        "label": label, "skip": f"{suite} is unreachable: no kernel of tree "
+        f"{o.tree} to boot (harness/trees)"})
+        for label, b, tiers in unbuilt for t in tiers]

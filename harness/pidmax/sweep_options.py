@@ -1,0 +1,308 @@
+"""The sweep's options (harness/sweep-smp.sh): its help text, each
+architecture's default lists, reading and checking the options (--only
+among them), and which tiers they ask of each kernel's plan."""
+import argparse
+import os
+import types
+
+from . import tables
+from .plan import (DEFAULT_ONLINE, MAX_NR_CPUS, MAX_Q35_CPUS,
+                   MIN_WIDE_HOTPLUG, UsageError, cpu_list)
+
+# Each architecture's default list of each tier. x86-64: every CPU count
+# QEMU 7.2 starts for the hotplug tier; the online tier's regimes (the
+# floor, the edge of scaling at 32/33, the top) and enough points between
+# for the PID budget's fit; the possible tier past QEMU's 255
+# (possible_cpus=), across the clamp at 4096 up to NR_CPUS's largest x86
+# value, with 1664, the machine of the 2010 report; the wide tiers on
+# QEMU 10's q35. arm64 (QEMU's virt, no hotplug, 512 vCPUs at most): one
+# CPU online of N across the edge up to 512; all online up to 256 (past
+# 64 online vCPUs TCG runs a host thread each on two cores: 128 took
+# 110 s, 256 203 s; docs/speed.md); holes in the possible map at 8
+# (below the edge), 64, 256 and 512; a device tree describing more CPUs
+# than virt runs, up to arm64's largest NR_CPUS (1024 took 4.5 s, 4096
+# 41 s); no counterpart of x86-64's wide tiers or scenarios.
+DEFAULTS = {
+    "x86_64": {"hotplug": "all", "online": DEFAULT_ONLINE, "holes": "",
+               "possible": "256,512,1024,1664,2048,4095,4096,4097,8192",
+               "wide_online": "256,288,384,512",
+               "wide_hotplug": "512,1024,2048,4096", "scenarios": "yes"},
+    "arm64": {"hotplug": "1,2,8,32,33,64,128,256,512",
+              "online": "1,2,4,8,16,32,33,64,128,256",
+              "holes": "8,64,256,512", "possible": "1024,2048,4096",
+              "wide_online": "", "wide_hotplug": "", "scenarios": "no"},
+}
+# --only's tiers, and the option that sets each.
+ONLY = {"hotplug": "cpus", "online": "online", "possible": "possible",
+        "wide-online": "wide_online", "wide-hotplug": "wide_hotplug",
+        "holes": "holes"}
+# The options that set a tier's list: not with --only.
+TIER_OPTIONS = ("cpus", "online", "possible", "wide_online", "wide_hotplug",
+                "scenarios", "holes")
+
+
+def default(tier, arch):
+    """The default list of TIER (hotplug, online, holes, possible,
+    wide_online, wide_hotplug, or scenarios: yes or no) on ARCH."""
+    try:
+        return DEFAULTS[arch][tier]
+    except KeyError:
+        raise ValueError(f"no default {tier} list for {arch} "
+                         "(DEFAULTS in harness/pidmax/sweep_options.py)")
+
+
+class Parser(argparse.ArgumentParser):
+    """Errors as every script of the harness gives them: the message,
+    then "Try 'PROG --help'.", exit 2."""
+
+    def error(self, message):
+        raise UsageError(message)
+
+    def print_help(self, file=None):
+        print(help_text(), file=file)
+
+
+def parser(prog):
+    p = Parser(prog=prog, add_help=True)
+    p.add_argument("--only", action="append", default=[])
+    for name in TIER_OPTIONS:
+        p.add_argument("--" + name.replace("_", "-"), dest=name,
+                       action=TierOption, default="default")
+    for name, value in (("arch", "x86_64"), ("jobs", "2"), ("kernel", ""),
+                        ("config", ""), ("tree", "6.1"), ("variant", "full"),
+                        ("accel", "auto"), ("build-dir", None),
+                        ("out", ""), ("shard", "")):
+        p.add_argument("--" + name, default=value)
+    p.add_argument("--list", action="store_true")
+    p.add_argument("--baseline", action="store_true")
+    p.add_argument("--fewest-kernels", dest="pick", action="store_const",
+                   const="fewest", default="each")
+    p.add_argument("operands", nargs="*")
+    return p
+
+
+class TierOption(argparse.Action):
+    """A tier's own option, remembered (not with --only)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        setattr(namespace, self.dest, values)
+        namespace.tier_given = "--" + self.dest.replace("_", "-")
+        if self.dest == "cpus":
+            namespace.cpus_given = True
+
+
+def read(argv, prog, repo):
+    """The options of ARGV, every list checked, the tiers' lists the
+    architecture's where no option named them."""
+    o = parser(prog).parse_args(argv, types.SimpleNamespace(
+        tier_given="", cpus_given=False))
+    if o.operands:
+        raise UsageError(f"unexpected operand '{o.operands[0]}'")
+    o.build = o.build_dir or os.path.join(repo, "build")
+    if o.arch not in tables.arches():
+        raise UsageError(f"--arch wants one of {' '.join(tables.arches())} "
+                         f"(harness/arches), not '{o.arch}'")
+    o.maxcpus = tables.arches()[o.arch].maxcpus
+    for name in TIER_OPTIONS:
+        if getattr(o, name) == "default":
+            setattr(o, name, default("hotplug" if name == "cpus" else name,
+                                     o.arch))
+    # A default hotplug list other than "all" is given to plan.sh.
+    o.cpus_given = o.cpus_given or o.cpus != "all"
+    check_lists(o, repo)
+    return o
+
+
+def only_tiers(o):
+    """--only: every tier off, then each one named on at its LIST."""
+    if o.tier_given:
+        raise UsageError(f"--only and {o.tier_given}: name every tier with "
+                         "--only")
+    for name in ONLY.values():
+        setattr(o, name, "")
+    o.scenarios, o.cpus_given = "no", True
+    for t in o.only:
+        tier, sep, value = t.partition(":")
+        if t == "scenarios":
+            o.scenarios = "yes"
+        elif sep and tier in ONLY:
+            setattr(o, ONLY[tier], value)
+        else:
+            raise UsageError("--only wants TIER:LIST (hotplug, online, "
+                             "possible, wide-online, wide-hotplug, holes) or "
+                             f"scenarios, not '{t}'")
+
+
+def check_lists(o, repo):
+    """Every tier's list (the wide ones made comma lists), --scenarios,
+    --jobs, --shard and --out."""
+    if o.only:
+        only_tiers(o)
+    bounds = (("cpus", o.maxcpus, 1), ("online", o.maxcpus, 1),
+              ("holes", o.maxcpus, 4), ("possible", MAX_NR_CPUS, 1),
+              ("wide_online", MAX_Q35_CPUS, 1),
+              ("wide_hotplug", MAX_Q35_CPUS, MIN_WIDE_HOTPLUG))
+    o.counts = {}
+    for name, top, least in bounds:
+        try:
+            o.counts[name] = cpu_list(getattr(o, name), top, least)
+        except ValueError as err:
+            hint = " (N above the 256 CPUs QEMU is given)" \
+                if name == "wide_hotplug" else ""
+            raise UsageError(f"--{name.replace('_', '-')}: {err}{hint}")
+    for name in ("wide_online", "wide_hotplug"):
+        setattr(o, name, ",".join(map(str, o.counts[name])))
+    if not (o.jobs.isascii() and o.jobs.isdigit() and int(o.jobs) > 0):
+        raise UsageError(f"--jobs wants a positive number, not '{o.jobs}'")
+    o.jobs = int(o.jobs)
+    if o.shard:
+        from . import shard
+        try:
+            o.shard_i, o.shard_n = shard.spec(o.shard)
+        except ValueError:
+            raise UsageError("--shard wants I/N with 1 <= I <= N, not "
+                             f"'{o.shard}'")
+        o.out = o.out or os.path.join(
+            repo, "results", f"shard-{o.shard_i}-of-{o.shard_n}")
+    o.out = o.out or os.path.join(repo, "results")
+    if o.scenarios not in ("yes", "no"):
+        raise UsageError("--scenarios wants yes or no, not "
+                         f"'{o.scenarios}'")
+    if not any(o.counts.values()) and o.scenarios != "yes":
+        raise UsageError("every tier's list is empty and --scenarios is no: "
+                         "nothing to boot")
+
+
+def wanted_tiers(o):
+    """The tiers the options ask for (the kernel table's names)."""
+    w = [t for t, name in (("hotplug", "cpus"), ("online", "online"))
+         if o.counts[name]]
+    w += ["scenario"] if o.scenarios == "yes" else []
+    w += [t for t, name in ONLY.items()
+          if t not in ("hotplug", "online") and o.counts[name]]
+    return w
+
+
+def plan_options(o, tiers, **given):
+    """The options of the verb plan for a kernel that boots TIERS, every
+    other tier off; GIVEN the kernel's own (kernel, config, label...).
+    Without --cpus the planner's own default stands for the hotplug tier
+    (on a kernel that cannot boot it, a skip; a LIST given would be an
+    error)."""
+    p = types.SimpleNamespace(cpus="", cpus_given=True, **given)
+    if "hotplug" in tiers:
+        p.cpus, p.cpus_given = o.cpus, o.cpus_given
+    p.scenarios = "yes" if "scenario" in tiers else "no"
+    for t, name in ONLY.items():
+        if t != "hotplug":
+            setattr(p, name, getattr(o, name) if t in tiers else "")
+    return p
+
+
+HELP = """\
+Usage: harness/sweep-smp.sh [OPTION]...
+Boot QEMU guests with 1 to 8192 possible CPUs and check that pid_max is
+max(32768, 1024 * nr_cpu_ids) clamped to PID_MAX_LIMIT in each.
+
+Five tiers on x86-64 (none puts a pid_max setting on the kernel command
+line), and six scenario boots:
+  hotplug   -smp 1,maxcpus=N: N possible CPUs, one online (fast), 1..255
+            (6.12 and 7.3 under TCG: on the machine vmware,
+            harness/machines, the only one where they count them)
+  online    -smp N: all N CPUs online, 1..255
+  possible  -smp 1 and the kernel parameter possible_cpus=N: N CPU ids
+            no firmware describes, one online, up to 8192 (NR_CPUS
+            8192: the 6.1 kernels of harness/kernels)
+  wide-online, wide-hotplug  past 255 CPUs the firmware describes, up
+            to 4096, on QEMU 10 (see --wide-online, --wide-hotplug)
+Four on arm64 (--arch arm64: QEMU's virt with GICv3, up to 512 CPUs):
+  hotplug   -smp N and the kernel's maxcpus=1: N possible, one online
+            (QEMU hotplugs no arm64 CPU), default {arm64[hotplug]}
+  online    -smp N, default {arm64[online]}
+  holes     -smp N, maxcpus=1 and QEMU's device tree less the enable
+            method of cpu@1..cpu@N/4: CPU ids never possible, so
+            nr_cpu_ids (N) exceeds the possible count (N - N/4), beside
+            a control with the holes at the top; default {arm64[holes]}
+            (see --holes)
+  possible  -smp 1, maxcpus=1 and a device tree describing N CPUs, past
+            the 512 virt runs: default {arm64[possible]} (NR_CPUS
+            4096 kernels)
+
+Options:
+  --arch A         the architecture, a row of harness/arches: x86_64
+                   (the default) or arm64 (cross-built, booted under
+                   TCG); each tier's default list is the architecture's
+  --only TIER:LIST boot only these tiers, each at its LIST (repeatable;
+                   every tier not named is off): hotplug, online,
+                   possible, wide-online, wide-hotplug, holes, and
+                   scenarios (no LIST). One boot: --only online:8. Not
+                   with the tiers' own options below
+  --holes LIST     holes tier CPU counts N, at least 4 (arm64;
+                   default: {arm64[holes]}); "" skips the tier
+  --cpus LIST      hotplug tier CPU counts (default: all = 1-255);
+                   LIST is like 1,2,32-34,255; "" skips the tier
+  --online LIST    online tier CPU counts
+                   (default: {x86_64[online]}); "" skips the tier
+  --possible LIST  possible tier CPU counts, up to 8192
+                   (default: {x86_64[possible]}); "" skips the tier
+  --wide-online LIST   all N CPUs online past 255, N firmware-described
+                   CPUs (default: {x86_64[wide_online]})
+  --wide-hotplug LIST  -smp 256,maxcpus=N and maxcpus=1: N firmware-
+                   described possible CPUs (default: {x86_64[wide_hotplug]});
+                   both wide tiers boot QEMU 10 from bookworm-backports
+                   (fetch-qemu.sh, never installed) on q35 with x2APIC
+                   and interrupt remapping, a kernel built with them
+                   (the 6.1 kernels); unreachable, they are skips
+  --jobs N         guests booted at once (default: 2); a guest with 16
+                   or more CPUs online always boots alone
+  --kernel FILE    boot this vmlinux or bzImage instead of building
+                   one; the expected values come from FILE's
+                   directory's .config. "debian": Debian's own amd64
+                   (or --arch's) kernel of --tree's suite (harness/trees:
+                   6.1 the host's, 7.3 trixie-backports'), fetched into
+                   the build folder (never installed) by fetch-stock.sh
+  --config FILE    the .config of --kernel FILE
+  --tree T         kernel tree to build, a tree of the kernel table
+                   harness/kernels: 6.1 (default), 6.12 or 7.3 (fetched
+                   from trixie-backports, harness/trees; unreachable, its
+                   tiers are skips); each kernel boots every tier its
+                   .config allows, the rest skip
+  --variant V      the tree's variant to build: full (default), small
+                   (CONFIG_BASE_SMALL), or all (every variant, planned
+                   into one job list, side by side in DIR/variants.csv)
+  --fewest-kernels  boot each tier on the last kernel of its variant
+                   in harness/kernels that lists it, not the first: on
+                   6.1 one build a variant (NR_CPUS 8192, x2APIC) boots
+                   every tier, its 1..255 boots slower (docs/speed.md);
+                   what CI does to save builds
+  --scenarios Y/N  yes (default): also boot the six scenario guests: the
+                   extended checks (bad writes, PIDs above 32768,
+                   exhaustion), sysctl.kernel.pid_max= in and out of
+                   range, nr_cpus=, possible_cpus= and maxcpus=
+  --accel A        auto (default: KVM only if a probe boot passes),
+                   tcg or kvm
+  --build-dir DIR  where the tree and builds live (default: build/)
+  --out DIR        where results go (default: results/)
+  --baseline       also build every kernel without the series (the
+                   stock kernel) and boot the same jobs on it
+                   (baseline.sh), into DIR/baseline; DIR/compare.csv
+                   has stock and patched values side by side. The
+                   exit status is the patched kernels' alone
+  --list           print the job list (plan.sh) and boot nothing
+  --shard I/N      run only shard I of N of the job list (shard.sh:
+                   every boot in exactly one shard, heavy boots spread);
+                   results in DIR (default: results/shard-I-of-N), to
+                   be joined by harness/merge-results.sh
+  -h, --help       this text
+
+Writes DIR/jobs, DIR/boots/*.log, DIR/results.ktap, results.csv,
+results.xml (JUnit), checks.csv, pid_max.svg and .png (gnuplot), and
+from the online tier pid_budget.csv, .txt and .svg; prints
+a line per boot (and a progress line on a terminal), ends with
+"N passed, N failed, N skipped", and exits non-zero when anything failed.
+harness/report.sh DIR judges a finished folder again without booting."""
+
+
+def help_text():
+    """The help text, with each architecture's default lists."""
+    return HELP.format(**DEFAULTS)

@@ -1,0 +1,76 @@
+"""The sweep's front: a fresh results folder, the job list of --list on
+a recorded .config (no package, no kernel build), and a bad command
+line's exit status."""
+import contextlib
+import io
+import os
+import stat
+import tempfile
+import unittest
+from unittest import mock
+
+from pidmax import sweep
+from pidmax.joblist import fields
+from pidmax.tests.test_judge import FIX
+
+CONFIG_61 = os.path.join(FIX, "config-6.1-full")
+
+
+class SweepTest(unittest.TestCase):
+    def setUp(self):
+        d = tempfile.TemporaryDirectory()
+        self.addCleanup(d.cleanup)
+        self.dir = d.name
+
+    def test_clean_results_removes_a_sweeps_files_only(self):
+        for name in ("jobs", "results.csv.tmp", "notes.txt"):
+            open(os.path.join(self.dir, name), "w").close()
+        os.makedirs(os.path.join(self.dir, "boots", "x"))
+        sweep.clean_results(self.dir)
+        self.assertEqual(os.listdir(self.dir), ["notes.txt"])
+
+    def fake_build(self):
+        """A build folder whose gen_init_cpio is a stand-in, and a fake
+        busybox: build-initramfs.sh neither unpacks nor compiles."""
+        build = os.path.join(self.dir, "build")
+        os.makedirs(os.path.join(build, "bin"))
+        cpio = os.path.join(build, "bin", "gen_init_cpio")
+        with open(cpio, "w") as f:
+            f.write("#!/bin/sh\necho fake initramfs\n")
+        os.chmod(cpio, stat.S_IRWXU)
+        tests = os.path.join(FIX, "..")
+        return build, {"PIDMAX_DEPS": "true",
+                       "BUSYBOX": os.path.join(tests, "fake-busybox.sh")}
+
+    def run_sweep(self, *argv):
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            rc = sweep.main(list(argv), "sweep-smp.sh")
+        return rc, out.getvalue(), err.getvalue()
+
+    def test_list_plans_and_boots_nothing(self):
+        build, env = self.fake_build()
+        with mock.patch.dict(os.environ, env):
+            rc, out, _ = self.run_sweep(
+                "--list", "--accel", "tcg", "--kernel", CONFIG_61,
+                "--config", CONFIG_61, "--build-dir", build,
+                "--out", os.path.join(self.dir, "r"), "--only", "online:40")
+        self.assertEqual(rc, 0)
+        jobs = [fields(line) for line in out.splitlines()]
+        self.assertEqual([(j["name"], j["online"], j["pid_max"]) for j in jobs],
+                         [("config-6.1-full-online-040", "40", "40960")])
+        self.assertEqual(jobs[0]["initrd"],
+                         os.path.join(build, "initramfs.cpio"))
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "r")))
+
+    def test_bad_command_line_exits_2(self):
+        rc, _, err = self.run_sweep("--jobs", "0")
+        self.assertEqual(rc, 2)
+        self.assertTrue(err.endswith("Try 'sweep-smp.sh --help'.\n"), err)
+        rc, _, err = self.run_sweep("--kernel", "/nonexistent/k")
+        self.assertEqual(rc, 1)
+        self.assertIn("--kernel /nonexistent/k is not readable", err)
+
+
+if __name__ == "__main__":
+    unittest.main()

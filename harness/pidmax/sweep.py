@@ -116,6 +116,11 @@ def main(argv, prog):
         return boot(o, prog, kernels, lines, stock, start)
     except (KeyboardInterrupt, runner.Stop):
         return 130
+    except BrokenPipeError:
+        # A reader that stopped early (--help | head): quiet, as a shell
+        # tool killed by SIGPIPE.
+        sys.stderr.close()
+        return 141
     except plan.UsageError as err:
         print(f"{prog}: {err}\nTry '{prog} --help'.", file=sys.stderr)
         return 2
@@ -176,7 +181,7 @@ def boot(o, prog, kernels, lines, stock, start):
     info(prog, f"done in {int(took) // 60} min {int(took) % 60} s: "
          f"{int(took - booting)} s building and planning, {int(booting)} s "
          "booting and reporting")
-    print(f"{passed} passed, {failed} failed, {skipped} skipped")
+    print(f"{passed} passed, {failed} failed, {skipped} skipped", flush=True)
     return 1 if failed else 0
 
 

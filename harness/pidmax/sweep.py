@@ -49,8 +49,9 @@ def clean_results(out):
 
 
 def prepare(o):
-    """The packages, the initramfs (first: a kernel may carry it inside)
-    and the kernels: (kernels, unbuilt, series, initrd)."""
+    """The packages, the initramfs (first: a kernel may carry it inside),
+    the kernels, and what their plans are given beside them: (kernels,
+    unbuilt, given)."""
     # (the self-tests point PIDMAX_DEPS at true: they need no package)
     deps = os.environ.get("PIDMAX_DEPS") or os.path.join(tables.HARNESS,
                                                          "deps.sh")
@@ -66,7 +67,12 @@ def prepare(o):
     o.build = os.path.realpath(o.build)
     initrd = script("build-initramfs.sh", "--arch", o.arch, o.build)[1]
     kernels, unbuilt, series = sk.sweep_kernels(o, o.want)
-    return kernels, unbuilt, series, initrd
+    given = dict(initrd=initrd, series=series,
+                 wide_qemu=sk.wide_qemu(o, kernels),
+                 selftests=sk.selftests(o, kernels, o.want),
+                 selftests_unchanged=sk.unchanged_selftests(o, kernels,
+                                                            o.want))
+    return kernels, unbuilt, given
 
 
 def choose_accel(o, kernels, initrd):
@@ -83,19 +89,13 @@ def choose_accel(o, kernels, initrd):
     return verdict
 
 
-def job_list(o, kernels, unbuilt, series, initrd):
+def job_list(o, kernels, unbuilt, given):
     """Every kernel's jobs in one list."""
-    want = o.want
-    wide = sk.wide_qemu(o, kernels)
-    st = sk.selftests(o, kernels, want)
-    unchanged = sk.unchanged_selftests(o, kernels, want)
     lines = []
     for k in kernels:
-        p = sweep_options.plan_options(
-            o, k.tiers, kernel=k.path, config=k.config, initrd=initrd,
-            label=k.label, accel=o.accel, series=series, wide_qemu=wide,
-            selftests=st, selftests_unchanged=unchanged)
-        lines += plan.plan(p)
+        lines += plan.plan(sweep_options.plan_options(
+            o, k.tiers, kernel=k.path, config=k.config, label=k.label,
+            accel=o.accel, **given))
     return lines + sk.unbuilt_jobs(o, unbuilt)
 
 
@@ -106,10 +106,12 @@ def main(argv, prog):
         o = sweep_options.read(argv, prog, REPO)
         sk.check_kernel_options(o)
         o.want = sweep_options.wanted_tiers(o)
-        kernels, unbuilt, series, initrd = prepare(o)
+        kernels, unbuilt, given = prepare(o)
+        # The stock twins last: they pop the series off the tree that the
+        # builds and the selftests share.
         stock = sk.stock_kernels(o, kernels) if o.baseline else []
-        o.accel = choose_accel(o, kernels, initrd)
-        lines = job_list(o, kernels, unbuilt, series, initrd)
+        o.accel = choose_accel(o, kernels, given["initrd"])
+        lines = job_list(o, kernels, unbuilt, given)
         if o.list:
             sys.stdout.write("".join(line + "\n" for line in lines))
             return 0

@@ -37,36 +37,44 @@ self) want=("${SELF_PKGS[@]}") ;;
 *) usage_error "wants build, test or self, not '$mode'" ;;
 esac
 (($# == 0)) || shift
+
+# install PKG...: install those of PKGs not installed (as root), or name
+# them and fail.
+install() {
+	local pkg status log
+	local -a missing=()
+	for pkg; do
+		status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)
+		[[ $status == "install ok installed" ]] || missing+=("$pkg")
+	done
+	((${#missing[@]} == 0)) && return 0
+	if ((EUID != 0)); then
+		{
+			echo "${0##*/}: missing Debian packages: ${missing[*]}"
+			echo "${0##*/}: install them with:"
+			echo "  sudo apt-get install --no-install-recommends ${missing[*]}"
+		} >&2
+		exit 1
+	fi
+	echo "${0##*/}: installing ${missing[*]}" >&2
+	export DEBIAN_FRONTEND=noninteractive
+	log=$(mktemp)
+	if ! apt-get update -q >"$log" 2>&1 ||
+		! apt-get install -y -q --no-install-recommends "${missing[@]}" >>"$log" 2>&1; then
+		tail -n 20 "$log" >&2
+		echo "${0##*/}: error: apt-get could not install: ${missing[*]}" >&2
+		rm -f "$log"
+		exit 1
+	fi
+	rm -f "$log"
+}
+
+# The group first: it brings python3, which reads the architecture table.
+install "${want[@]}"
+want=()
 for a; do
 	arch_row "$a" || usage_error "ARCH: see above"
 	IFS=, read -r -a pkgs <<<"$ARCH_PACKAGES"
 	want+=("${pkgs[@]}")
 done
-
-missing=()
-for pkg in "${want[@]}"; do
-	status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)
-	[[ $status == "install ok installed" ]] || missing+=("$pkg")
-done
-((${#missing[@]} == 0)) && exit 0
-
-if ((EUID != 0)); then
-	{
-		echo "${0##*/}: missing Debian packages: ${missing[*]}"
-		echo "${0##*/}: install them with:"
-		echo "  sudo apt-get install --no-install-recommends ${missing[*]}"
-	} >&2
-	exit 1
-fi
-
-echo "${0##*/}: installing ${missing[*]}" >&2
-export DEBIAN_FRONTEND=noninteractive
-log=$(mktemp)
-if ! apt-get update -q >"$log" 2>&1 ||
-	! apt-get install -y -q --no-install-recommends "${missing[@]}" >>"$log" 2>&1; then
-	tail -n 20 "$log" >&2
-	echo "${0##*/}: error: apt-get could not install: ${missing[*]}" >&2
-	rm -f "$log"
-	exit 1
-fi
-rm -f "$log"
+install "${want[@]}"

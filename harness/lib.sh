@@ -207,31 +207,29 @@ kconfig_version() {
 
 
 
-# --- the kernel table ------------------------------------------------
-# harness/kernels names the trees, the kernels built of each variant and
-# the tiers each boots; these read it, and nothing else does.
-# $PIDMAX_KERNELS points at another table (the self-tests' fake tree).
-KERNEL_TABLE=${PIDMAX_KERNELS:-$HARNESS_LIB_DIR/kernels}
-# Every tier a row's BOOTS may list.
+# --- the tables ------------------------------------------------------
+# harness/trees (where each tree's source comes from, its series),
+# kernels (each tree's kernels and the tiers each boots), machines and
+# arches are read by harness/pidmax/tables.py alone; the functions below
+# ask it (table_answer). $PIDMAX_TREES, $PIDMAX_KERNELS, $PIDMAX_MACHINES
+# and $PIDMAX_ARCHES point at other tables (the self-tests'). The paths
+# of two, for messages and build ids:
 # shellcheck disable=SC2034 # read by the scripts that source lib.sh
-TIERS="hotplug online scenario possible wide-online wide-hotplug holes"
+KERNEL_TABLE=${PIDMAX_KERNELS:-$HARNESS_LIB_DIR/kernels}
+# shellcheck disable=SC2034 # read by the scripts that source lib.sh
+ARCH_TABLE=${PIDMAX_ARCHES:-$HARNESS_LIB_DIR/arches}
 
-# harness/trees says where each tree's source comes from and which
-# series it takes; $PIDMAX_TREES points at another (the self-tests').
-TREE_TABLE=${PIDMAX_TREES:-$HARNESS_LIB_DIR/trees}
+# table_answer QUESTION ARG...: what harness/pidmax/tables.py answers
+# (python3 -m pidmax table --help lists the questions); a bad table or
+# an unknown name fails with a message.
+table_answer() {
+	PIDMAX_PROG=${0##*/} "$HARNESS_LIB_DIR/pidmax.sh" table "$@"
+}
 
 # tree_row TREE: "SUITE SERIES" of TREE in harness/trees; fails with a
 # message for a tree it lacks or a malformed row.
 tree_row() {
-	[[ -r $TREE_TABLE ]] || die "the tree table $TREE_TABLE is missing"
-	awk -v t="$1" -v f="$TREE_TABLE" '
-		/^[[:space:]]*(#|$)/ { next }
-		NF != 3 || $2 !~ /^[a-z0-9-]+$/ || $3 ~ /\.\./ {
-			printf "%s:%d: want TREE SUITE SERIES\n", f, NR > "/dev/stderr"
-			exit 2
-		}
-		$1 == t { print $2, $3; found = 1; exit }
-		END { if (!found) { printf "%s has no tree %s\n", f, t > "/dev/stderr"; exit 1 } }' "$TREE_TABLE"
+	table_answer tree "$1"
 }
 
 # tree_series_dir TREE: the folder of TREE's quilt series (SERIES of
@@ -279,107 +277,43 @@ tree_tarball_ktap() {
 	[[ -r $_ttk_into ]] || die "$_ttk_into is missing: apt-get install linux-source-$2"
 }
 
-# (harness/machines, each machine's QEMU arguments, is read by
-# harness/pidmax/tables.py alone; $PIDMAX_MACHINES points at another.)
-
-
-# harness/arches gives each architecture its compiler, image, emulator,
-# console and packages; $PIDMAX_ARCHES points at another table.
-ARCH_TABLE=${PIDMAX_ARCHES:-$HARNESS_LIB_DIR/arches}
-
 # arch_row ARCH: set ARCH_KCONFIG, ARCH_MAKE, ARCH_CROSS, ARCH_IMAGE,
 # ARCH_QEMU, ARCH_CONSOLE, ARCH_MACHINE, ARCH_FIRMWARE, ARCH_DEBIAN,
 # ARCH_MAXCPUS, ARCH_PACKAGES (comma-separated) and ARCH_APPEND from
-# ARCH's row of harness/arches,
-# "-" read as empty; fails with a message naming the known
-# architectures. (No awk: boot-guest.sh reads it once a boot.)
-# shellcheck disable=SC2034 # the ARCH_* are read by the callers
+# ARCH's row of harness/arches, "-" read as empty; fails with a message
+# naming the known architectures.
 arch_row() {
-	[[ -r $ARCH_TABLE ]] || die "the architecture table $ARCH_TABLE is missing"
-	local -a _ar=()
-	local _ar_names="" _ar_i
-	while read -r -a _ar || ((${#_ar[@]})); do
-		((${#_ar[@]})) && [[ ${_ar[0]} != \#* ]] || continue
-		_ar_names+=${_ar_names:+, }${_ar[0]}
-		[[ ${_ar[0]} == "$1" ]] || continue
-		((${#_ar[@]} >= 13)) || {
-			printf '%s: the row of %s wants ARCH KCONFIG MAKE CROSS IMAGE QEMU CONSOLE MACHINE FIRMWARE DEBIAN MAXCPUS PACKAGES APPEND\n' \
-				"$ARCH_TABLE" "$1" >&2
-			return 1
-		}
-		for _ar_i in "${!_ar[@]}"; do
-			[[ ${_ar[_ar_i]} != - ]] || _ar[_ar_i]=""
-		done
-		ARCH_KCONFIG=${_ar[1]} ARCH_MAKE=${_ar[2]} ARCH_CROSS=${_ar[3]}
-		ARCH_IMAGE=${_ar[4]} ARCH_QEMU=${_ar[5]} ARCH_CONSOLE=${_ar[6]}
-		ARCH_MACHINE=${_ar[7]} ARCH_FIRMWARE=${_ar[8]} ARCH_DEBIAN=${_ar[9]}
-		ARCH_MAXCPUS=${_ar[10]} ARCH_PACKAGES=${_ar[11]} ARCH_APPEND=${_ar[*]:12}
-		return 0
-	done <"$ARCH_TABLE"
-	printf 'unknown architecture "%s" (%s: %s)\n' "$1" "$ARCH_TABLE" "$_ar_names" >&2
-	return 1
+	local _ar
+	_ar=$(table_answer arch "$1") || return 1
+	eval "$_ar"
 }
 
 # arch_names: the table's architectures, a word each.
 arch_names() {
-	[[ -r $ARCH_TABLE ]] || die "the architecture table $ARCH_TABLE is missing"
-	awk '!/^[[:space:]]*(#|$)/ { printf "%s%s", (n++ ? " " : ""), $1 } END { print "" }' "$ARCH_TABLE"
-}
-
-
-# kernel_rows [TREE [ARCH]]: the table's rows of ARCH (default x86_64),
-# "TREE VARIANT BUILD INITRD BOOTS" a line, of TREE alone when given
-# (an empty TREE: every tree); a malformed row is an error.
-kernel_rows() {
-	[[ -r $KERNEL_TABLE ]] || die "the kernel table $KERNEL_TABLE is missing"
-	awk -v t="${1:-}" -v a="${2:-x86_64}" -v f="$KERNEL_TABLE" -v tiers=" $TIERS " -v arches=" $(arch_names) " '
-		/^[[:space:]]*(#|$)/ { next }
-		{
-			ok = NF == 6 && $5 ~ /^(builtin|external)$/ && index(arches, " " $2 " ")
-			n = split($6, b, ",")
-			for (i = 1; i <= n; i++)
-				if (index(tiers, " " b[i] " ") == 0) ok = 0
-		}
-		!ok {
-			printf "%s:%d: want TREE ARCH VARIANT BUILD builtin|external TIER,TIER...\n", f, NR > "/dev/stderr"
-			bad = 1; exit 1
-		}
-		(t == "" || $1 == t) && $2 == a { print $1, $3, $4, $5, $6 }
-		END { exit bad }' "$KERNEL_TABLE"
+	table_answer arches
 }
 
 # kernel_trees [ARCH]: the table's trees of ARCH ("6.1 6.12");
 # kernel_variants TREE [ARCH]: that tree's variants ("full small").
 kernel_trees() {
-	local rows
-	rows=$(kernel_rows "" "${1:-}") || return 1
-	awk '!s[$1]++ { printf "%s%s", (n++ ? " " : ""), $1 } END { print "" }' <<<"$rows"
+	table_answer trees "$@"
 }
 kernel_variants() {
-	local rows
-	rows=$(kernel_rows "$1" "${2:-}") || return 1
-	awk '!s[$2]++ { printf "%s%s", (n++ ? " " : ""), $2 } END { print "" }' <<<"$rows"
+	table_answer variants "$@"
 }
-
 
 # kernel_initrd_mode TREE BUILD [ARCH]: the row's INITRD (builtin: the
 # initramfs goes inside the kernel), or fail when the table has no such
 # build.
 kernel_initrd_mode() {
-	local rows
-	rows=$(kernel_rows "$1" "${3:-}") || return 1
-	awk -v b="$2" '$3 == b { print $4; f = 1; exit } END { exit !f }' <<<"$rows"
+	table_answer initrd "$@"
 }
 
 # kernel_name TREE BUILD [ARCH]: what names a build's folders and boots:
 # TREE-BUILD on x86_64 (the names results and scripts already use),
 # TREE-ARCH-BUILD on any other architecture.
 kernel_name() {
-	if [[ ${3:-x86_64} == x86_64 ]]; then
-		echo "$1-$2"
-	else
-		echo "$1-$3-$2"
-	fi
+	table_answer name "$@"
 }
 
 # kernel_plan TREE ARCH VARIANT MODE TIER...: which of the variant's
@@ -389,29 +323,7 @@ kernel_name() {
 # 6.1 one kernel a variant then boots every tier). Fails, naming the
 # tier, when no row lists it.
 kernel_plan() {
-	local rows
-	rows=$(kernel_rows "$1" "$2") || return 1
-	awk -v v="$3" -v last="$([[ $4 == fewest ]] && echo 1 || echo 0)" -v want="${*:5}" '
-		BEGIN { n = split(want, w, " ") }
-		$2 == v {
-			order[++m] = $3
-			for (i = 1; i <= n; i++)
-				if (index("," $5 ",", "," w[i] ",") && (last || !(w[i] in pick)))
-					pick[w[i]] = $3
-		}
-		END {
-			for (i = 1; i <= n; i++)
-				if (!(w[i] in pick)) {
-					printf "no kernel of %s boots the %s tier\n", v, w[i] > "/dev/stderr"
-					exit 1
-				}
-			for (k = 1; k <= m; k++) {
-				s = ""
-				for (i = 1; i <= n; i++)
-					if (pick[w[i]] == order[k]) s = s " " w[i]
-				if (s != "") print order[k] s
-			}
-		}' <<<"$rows"
+	table_answer plan "$@"
 }
 
 # kernel_pick TREE ARCH VARIANT TIER MODE: the one build that boots TIER.

@@ -3,7 +3,7 @@ import argparse
 import os
 import sys
 
-from . import formula
+from . import formula, tables
 
 # A shim (harness/report.sh and its kind) names itself, and stands for
 # one verb.
@@ -326,7 +326,60 @@ def cmd_kernel_id(args):
     return 0
 
 
+def table_arch(name):
+    """ARCH_KCONFIG=... lines of ARCH's row, for the shell's eval."""
+    import shlex
+    a = tables.arch(name)
+    cols = (("KCONFIG", a.kconfig), ("MAKE", a.make), ("CROSS", a.cross),
+            ("IMAGE", a.image), ("QEMU", a.qemu), ("CONSOLE", a.console),
+            ("MACHINE", a.machine), ("FIRMWARE", a.firmware),
+            ("DEBIAN", a.debian), ("MAXCPUS", a.maxcpus),
+            ("PACKAGES", ",".join(a.packages)), ("APPEND", a.append))
+    return [f"ARCH_{k}={shlex.quote(str(v))}" for k, v in cols]
+
+
+def table_initrd(tree, build, arch="x86_64"):
+    for k in tables.kernel_rows(tree, arch):
+        if k.build == build:
+            return [k.initrd]
+    raise ValueError(f"{tables.table('kernels')} has no build {build} of "
+                     f"tree {tree} for {arch}")
+
+
+# The questions the shell asks of the tables (lib.sh's tree_row,
+# arch_row, kernel_plan and their kind): each answer printed as lib.sh's
+# functions printed it.
+TABLE_ANSWERS = {
+    "tree": lambda t: [" ".join(tables.tree(t))],
+    "arch": table_arch,
+    "arches": lambda: [" ".join(tables.arches())],
+    "trees": lambda a="x86_64": [" ".join(tables.kernel_trees(a))],
+    "variants": lambda t, a="x86_64": [" ".join(tables.kernel_variants(t, a))],
+    "initrd": table_initrd,
+    "name": lambda t, b, a="x86_64": [tables.kernel_name(t, b, a)],
+    "plan": lambda t, a, v, pick, *want: [
+        " ".join([b, *ts]) for b, ts in tables.kernel_plan(t, a, v, pick,
+                                                           want)],
+}
+
+
+def cmd_table(args):
+    try:
+        lines = TABLE_ANSWERS[args.what](*args.args)
+    except TypeError:
+        raise ValueError(f"table {args.what}: wrong number of arguments "
+                         f"({' '.join(args.args)})")
+    print("\n".join(lines))
+    return 0
+
+
 def verbs_of_a_sweep(verbs):
+    ta = verb(verbs, "table", "answer a question of the tables, as lib.sh "
+              "asks it: tree TREE, arch ARCH, arches, trees [ARCH], variants "
+              "TREE [ARCH], initrd TREE BUILD [ARCH], name TREE BUILD [ARCH], "
+              "plan TREE ARCH VARIANT each|fewest TIER...", cmd_table)
+    ta.add_argument("what", choices=sorted(TABLE_ANSWERS))
+    ta.add_argument("args", nargs="*")
     verbs.add_parser("sweep", help="the main job (harness/sweep-smp.sh): "
                      "build, plan, boot, report; sweep --help says its "
                      "options", add_help=False)

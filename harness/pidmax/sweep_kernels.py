@@ -14,9 +14,6 @@ from . import joblist, tables
 from .kconfig import Config
 from .plan import UsageError
 
-# Every tier a row of the kernel table may list.
-TIERS = ("hotplug", "online", "scenario", "possible", "wide-online",
-         "wide-hotplug", "holes")
 UNREACHABLE = 3
 
 
@@ -43,55 +40,10 @@ def script(name, *args, ok=(0,)):
     return run.returncode, run.stdout.strip()
 
 
-def rows(tree, arch):
-    """The kernel table's rows of TREE on ARCH."""
-    return [k for k in tables.kernels(tiers=TIERS)
-            if k.tree == tree and k.arch == arch]
-
-
-def trees(arch):
-    """The table's trees of ARCH, in order."""
-    return list(dict.fromkeys(k.tree for k in tables.kernels(tiers=TIERS)
-                              if k.arch == arch))
-
-
-def variants(tree, arch):
-    return list(dict.fromkeys(k.variant for k in rows(tree, arch)))
-
-
-def name(tree, build, arch):
-    """What names a build's folders and boots: TREE-BUILD on x86_64 (the
-    names results and scripts already use), TREE-ARCH-BUILD otherwise."""
-    return f"{tree}-{build}" if arch == "x86_64" else f"{tree}-{arch}-{build}"
-
-
-def kernel_plan(tree, arch, variant, pick, want):
-    """[(BUILD, [TIER...])] of the variant's builds that boot the tiers
-    WANT, in the table's order: a tier boots on the first row of the
-    variant listing it (PICK each) or the last (fewest)."""
-    builds, chosen = [], {}
-    for k in rows(tree, arch):
-        if k.variant != variant:
-            continue
-        builds.append(k.build)
-        for t in want:
-            if t in k.boots and (pick == "fewest" or t not in chosen):
-                chosen[t] = k.build
-    for t in want:
-        if t not in chosen:
-            raise Fail(f"{tables.table('kernels')}, tree {tree}, {arch}: no "
-                       f"kernel of {variant} boots the {t} tier")
-    out = [(b, [t for t in want if chosen[t] == b]) for b in builds]
-    return [(b, ts) for b, ts in out if ts]
-
-
 def series_dir(tree):
     """The folder of TREE's quilt series (relative to the repository, or
     absolute)."""
-    try:
-        series = tables.trees()[tree][1]
-    except KeyError:
-        raise Fail(f"no tree {tree} in {tables.table('trees')}")
+    series = tables.tree(tree)[1]
     return os.path.join(os.path.dirname(tables.HARNESS), series)
 
 
@@ -111,9 +63,7 @@ def debian_kernel(o):
     (harness/trees: the host's, or one fetched from), by fetch-stock.sh;
     a host kernel of another tree is refused. None when the suite is
     unreachable."""
-    if o.tree not in tables.trees():
-        raise Fail(f"no tree {o.tree} in {tables.table('trees')}")
-    suite = tables.trees()[o.tree][0]
+    suite = tables.tree(o.tree)[0]
     args = ["--arch", o.arch, o.build] + ([] if suite == "host" else [suite])
     rc, folder = script("fetch-stock.sh", *args, ok=(0, UNREACHABLE))
     if rc == UNREACHABLE:
@@ -132,11 +82,11 @@ def debian_kernel(o):
 def check_kernel_options(o):
     """--tree, --variant (all made the tree's list), --accel, --kernel
     (debian fetched) and --config."""
-    known = trees(o.arch)
+    known = tables.kernel_trees(o.arch)
     if o.tree not in known:
         raise UsageError(f"--tree wants one of {' '.join(known)} "
                          f"(harness/kernels, {o.arch}), not '{o.tree}'")
-    vs = variants(o.tree, o.arch)
+    vs = tables.kernel_variants(o.tree, o.arch)
     if o.variant != "all" and o.variant not in vs:
         raise UsageError(f"--variant wants all or one of {' '.join(vs)}, "
                          f"not '{o.variant}'")
@@ -191,8 +141,9 @@ def sweep_kernels(o, want):
     kernels, unbuilt = [], []
     image = os.path.basename(tables.arches()[o.arch].image)
     for v in o.variants:
-        for b, tiers in kernel_plan(o.tree, o.arch, v, o.pick, want):
-            label = name(o.tree, b, o.arch)
+        for b, tiers in tables.kernel_plan(o.tree, o.arch, v, o.pick,
+                                             want):
+            label = tables.kernel_name(o.tree, b, o.arch)
             rc, folder = script("build-kernel.sh", "--arch", o.arch, o.build,
                                 o.tree, b, ok=(0, UNREACHABLE))
             if rc == UNREACHABLE:
@@ -261,7 +212,7 @@ def stock_kernels(o, kernels):
 def unbuilt_jobs(o, unbuilt):
     """A skip job per tier of each unbuilt kernel, with the reason: its
     tree's suite (harness/trees) could not be reached."""
-    suite = tables.trees()[o.tree][0] if unbuilt else ""
+    suite = tables.tree(o.tree)[0] if unbuilt else ""
     return [joblist.line({
         "name": f"{label}-{t}", "tier": t, "variant": b.split("-")[0],
         "label": label, "skip": f"{suite} is unreachable: no kernel of tree "

@@ -1,8 +1,10 @@
-"""The harness's tables, read here alone: harness/trees, kernels,
-machines and arches. Each is whitespace-separated columns with # comments;
-a machine's QEMU arguments and an architecture's kernel parameters are
-the rest of their line."""
+"""The harness's tables, read here alone (the shell asks through lib.sh
+and the verb table): harness/trees, kernels, machines and arches. Each
+is whitespace-separated columns with # comments; a machine's QEMU
+arguments and an architecture's kernel parameters are the rest of their
+line."""
 import os
+import re
 from dataclasses import dataclass
 
 HARNESS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -92,6 +94,81 @@ def machines(path=None):
 
 
 def trees(path=None):
-    """harness/trees: tree -> (suite, series folder)."""
+    """harness/trees: tree -> (suite, series folder); a row of other
+    than three columns, a suite not of a-z0-9-, or a series folder
+    with ".." in it is an error."""
     path = path or table("trees")
-    return {w[0]: (w[1], w[2]) for _, w in rows(path)}
+    out = {}
+    for n, w in rows(path):
+        if len(w) != 3 or not re.fullmatch(r"[a-z0-9-]+", w[1]) \
+                or ".." in w[2]:
+            raise ValueError(f"{path}:{n}: want TREE SUITE SERIES")
+        out[w[0]] = (w[1], w[2])
+    return out
+
+
+def tree(name):
+    """(suite, series folder) of the tree NAME."""
+    known = trees()
+    if name not in known:
+        raise ValueError(f"{table('trees')} has no tree {name}")
+    return known[name]
+
+
+def arch(name):
+    """The row of the architecture NAME."""
+    known = arches()
+    if name not in known:
+        raise ValueError(f'unknown architecture "{name}" ({table("arches")}: '
+                         f'{", ".join(known)})')
+    return known[name]
+
+
+# Every tier a row of the kernel table may list.
+TIERS = ("hotplug", "online", "scenario", "possible", "wide-online",
+         "wide-hotplug", "holes")
+
+
+def kernel_rows(tree_name, arch_name):
+    """The kernel table's rows of TREE (every tree when empty) on ARCH."""
+    return [k for k in kernels(tiers=TIERS) if k.arch == arch_name
+            and tree_name in ("", k.tree)]
+
+
+def kernel_trees(arch_name):
+    """The table's trees of ARCH, in order."""
+    return list(dict.fromkeys(k.tree for k in kernel_rows("", arch_name)))
+
+
+def kernel_variants(tree_name, arch_name):
+    return list(dict.fromkeys(k.variant
+                              for k in kernel_rows(tree_name, arch_name)))
+
+
+def kernel_name(tree_name, build, arch_name):
+    """What names a build's folders and boots: TREE-BUILD on x86_64 (the
+    names results and scripts already use), TREE-ARCH-BUILD otherwise."""
+    if arch_name == "x86_64":
+        return f"{tree_name}-{build}"
+    return f"{tree_name}-{arch_name}-{build}"
+
+
+def kernel_plan(tree_name, arch_name, variant, pick, want):
+    """[(BUILD, [TIER...])] of the variant's builds that boot the tiers
+    WANT, in the table's order: a tier boots on the first row of the
+    variant listing it (PICK each) or the last (fewest)."""
+    builds, chosen = [], {}
+    for k in kernel_rows(tree_name, arch_name):
+        if k.variant != variant:
+            continue
+        builds.append(k.build)
+        for t in want:
+            if t in k.boots and (pick == "fewest" or t not in chosen):
+                chosen[t] = k.build
+    for t in want:
+        if t not in chosen:
+            raise ValueError(f"{table('kernels')}, tree {tree_name}, "
+                             f"{arch_name}: no kernel of {variant} boots the "
+                             f"{t} tier")
+    out = [(b, [t for t in want if chosen[t] == b]) for b in builds]
+    return [(b, ts) for b, ts in out if ts]

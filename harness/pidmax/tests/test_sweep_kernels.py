@@ -1,58 +1,18 @@
-"""The sweep's kernels: which builds of a kernel table boot which tiers,
-their names, what identifies a kernel, the --kernel checks and the
-skips of an unbuilt tree."""
+"""The sweep's kernels: what identifies a kernel, the --kernel checks, a
+kernel file's tiers and the skips of an unbuilt tree, on a kernel table
+of its own."""
 import os
-import tempfile
 import types
 import unittest
 from unittest import mock
 
 from pidmax import sweep_kernels as sk
 from pidmax.plan import UsageError
-
-# A variant of three builds: a tier boots on the first build that lists
-# it, or on the last with --fewest-kernels.
-TABLE = """\
-# TREE ARCH VARIANT BUILD INITRD BOOTS
-9.9 x86_64 full full external hotplug,online,scenario
-9.9 x86_64 full full-big external hotplug,possible
-9.9 x86_64 full full-wide builtin possible,wide-online
-9.9 arm64 full full external hotplug,holes
-9.9 x86_64 small small external hotplug
-"""
-
+from pidmax.tests.test_tables import kernel_table
 
 class KernelsTest(unittest.TestCase):
     def setUp(self):
-        d = tempfile.TemporaryDirectory()
-        self.addCleanup(d.cleanup)
-        self.dir = d.name
-        path = os.path.join(d.name, "kernels")
-        with open(path, "w") as f:
-            f.write(TABLE)
-        env = mock.patch.dict(os.environ, {"PIDMAX_KERNELS": path})
-        env.start()
-        self.addCleanup(env.stop)
-
-    def test_each_tier_on_the_first_or_last_build(self):
-        want = ["hotplug", "online", "possible", "wide-online"]
-        self.assertEqual(sk.kernel_plan("9.9", "x86_64", "full", "each", want),
-                         [("full", ["hotplug", "online"]),
-                          ("full-big", ["possible"]),
-                          ("full-wide", ["wide-online"])])
-        self.assertEqual(
-            sk.kernel_plan("9.9", "x86_64", "full", "fewest", want),
-            [("full", ["online"]), ("full-big", ["hotplug"]),
-             ("full-wide", ["possible", "wide-online"])])
-        with self.assertRaisesRegex(sk.Fail, "no kernel of small boots the "
-                                    "online tier"):
-            sk.kernel_plan("9.9", "x86_64", "small", "each", ["online"])
-
-    def test_trees_variants_and_names(self):
-        self.assertEqual(sk.trees("arm64"), ["9.9"])
-        self.assertEqual(sk.variants("9.9", "x86_64"), ["full", "small"])
-        self.assertEqual(sk.name("9.9", "full", "x86_64"), "9.9-full")
-        self.assertEqual(sk.name("9.9", "full", "arm64"), "9.9-arm64-full")
+        self.dir = kernel_table(self)
 
     def test_kernel_id(self):
         empty = os.path.join(self.dir, "vmlinux")

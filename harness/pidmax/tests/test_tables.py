@@ -3,6 +3,7 @@ machine's too, and a bad row names its line."""
 import os
 import tempfile
 import unittest
+from unittest import mock
 
 from pidmax import tables
 
@@ -36,6 +37,67 @@ class TablesTest(unittest.TestCase):
                 tables.kernels(f.name)
         finally:
             os.unlink(f.name)
+
+
+
+# A variant of three builds: a tier boots on the first build that lists
+# it, or on the last with --fewest-kernels.
+TABLE = """\
+# TREE ARCH VARIANT BUILD INITRD BOOTS
+9.9 x86_64 full full external hotplug,online,scenario
+9.9 x86_64 full full-big external hotplug,possible
+9.9 x86_64 full full-wide builtin possible,wide-online
+9.9 arm64 full full external hotplug,holes
+9.9 x86_64 small small external hotplug
+"""
+
+
+def kernel_table(case):
+    """TABLE as the kernel table for the test CASE, in a folder of its
+    own (returned), both gone when it ends."""
+    d = tempfile.TemporaryDirectory()
+    case.addCleanup(d.cleanup)
+    path = os.path.join(d.name, "kernels")
+    with open(path, "w") as f:
+        f.write(TABLE)
+    env = mock.patch.dict(os.environ, {"PIDMAX_KERNELS": path})
+    env.start()
+    case.addCleanup(env.stop)
+    return d.name
+
+
+class KernelTableTest(unittest.TestCase):
+    """Which builds of a kernel table boot which tiers, on TABLE."""
+
+    def setUp(self):
+        kernel_table(self)
+
+    def test_each_tier_on_the_first_or_last_build(self):
+        want = ["hotplug", "online", "possible", "wide-online"]
+        self.assertEqual(tables.kernel_plan("9.9", "x86_64", "full", "each", want),
+                         [("full", ["hotplug", "online"]),
+                          ("full-big", ["possible"]),
+                          ("full-wide", ["wide-online"])])
+        self.assertEqual(
+            tables.kernel_plan("9.9", "x86_64", "full", "fewest", want),
+            [("full", ["online"]), ("full-big", ["hotplug"]),
+             ("full-wide", ["possible", "wide-online"])])
+        with self.assertRaisesRegex(ValueError, "no kernel of small boots the "
+                                    "online tier"):
+            tables.kernel_plan("9.9", "x86_64", "small", "each", ["online"])
+
+    def test_trees_variants_and_names(self):
+        self.assertEqual(tables.kernel_trees("arm64"), ["9.9"])
+        self.assertEqual(tables.kernel_variants("9.9", "x86_64"), ["full", "small"])
+        self.assertEqual(tables.kernel_name("9.9", "full", "x86_64"), "9.9-full")
+        self.assertEqual(tables.kernel_name("9.9", "full", "arm64"), "9.9-arm64-full")
+
+    def test_unknown_tree_and_architecture(self):
+        with self.assertRaisesRegex(ValueError, "has no tree 1.0"):
+            tables.tree("1.0")
+        with self.assertRaisesRegex(ValueError, 'unknown architecture '
+                                    '"sparc" .*: x86_64, arm64'):
+            tables.arch("sparc")
 
 
 if __name__ == "__main__":

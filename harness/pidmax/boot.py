@@ -43,9 +43,7 @@ def _kept(path, log, tag):
 
 def _keep(path, tag, lines):
     """Write LINES into PATH, the first behind TAG, through a rename."""
-    with open(path + ".tmp", "w", encoding=ENCODING) as f:
-        f.write(tag + "\t" + "\n".join(lines) + "\n")
-    os.replace(path + ".tmp", path)
+    joblist.write_lines(path, [tag + "\t" + lines[0]] + lines[1:])
 
 
 def record(log, parser=None):
@@ -56,9 +54,7 @@ def record(log, parser=None):
         with open(log + ".nested", encoding=ENCODING) as f:
             return joblist.fields(kept[0]), f.read().split("\n")[:-1]
     line, nested = console.parse(log)
-    with open(log + ".nested.tmp", "w", encoding=ENCODING) as f:
-        f.write("".join(n + "\n" for n in nested))
-    os.replace(log + ".nested.tmp", log + ".nested")
+    joblist.write_lines(log + ".nested", nested)
     _keep(log + ".record", tag, [line])
     return joblist.fields(line), nested
 

@@ -19,7 +19,7 @@ import math
 import os
 
 from . import boot, formula
-from .joblist import fields
+from .joblist import fields, write_lines
 from .judge import is_num
 
 HEAD = "boot,kernel,online,possible,last_pid_at_init,tasks,kthreads"
@@ -142,8 +142,5 @@ def write(out, dirs):
         return False
     txt, fits = text(rows, limits(jobs))
     for ext, lines in (("csv", [HEAD] + rows), ("txt", txt), ("fits", fits)):
-        path = os.path.join(out, "pid_budget." + ext)
-        with open(path + ".tmp", "w", encoding="latin-1") as f:
-            f.write("".join(line + "\n" for line in lines))
-        os.replace(path + ".tmp", path)
+        write_lines(os.path.join(out, "pid_budget." + ext), lines)
     return True

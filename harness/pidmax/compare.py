@@ -13,7 +13,7 @@ guest's probe has none to find). same is yes when both values agree.
 import csv
 import os
 
-from .joblist import fields
+from .joblist import fields, write_lines
 
 HEAD = ("boot,variant,cpus,stock_pid_max,stock_pid_max_min,patched_pid_max,"
         "patched_pid_max_min,same")
@@ -67,10 +67,7 @@ def write(out):
     """Write OUT/compare.csv; (rows, rows where stock and patched
     differ), without the header."""
     rows = compare(out)
-    path = os.path.join(out, "compare.csv")
-    with open(path + ".tmp", "w", encoding="latin-1") as f:
-        f.write("".join(row + "\n" for row in rows))
-    os.replace(path + ".tmp", path)
+    write_lines(os.path.join(out, "compare.csv"), rows)
     if len(rows) == 1:
         raise ValueError(f"no boot of {out} has a counterpart in {out}/baseline")
     return rows[1:], [r for r in rows[1:] if r.endswith(",no")]

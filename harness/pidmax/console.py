@@ -16,7 +16,8 @@ import hashlib
 import os
 import re
 
-ENCODING = "latin-1"
+from .joblist import ENCODING
+
 DEFAULT_META = "qemu_exit=none timed_out=0 seconds=0"
 
 # What fails a boot when the console shows it. arm64 dumps a stack as

@@ -2,10 +2,25 @@
 boot and what it must show: jobs.py writes them) or a boot's record
 (console.py) is one line of TAB-separated KEY=VALUE fields. fields()
 reads one leniently (a word without "=" is left out, the last of a key
-wins), line() writes one and refuses a value with a TAB or a newline.
+wins), line() writes one and refuses a value with a TAB or a newline;
+write_lines() writes a file of lines (a job list, a result file).
 A Job keeps its fields in their order, so a line read and written again
 is the same line."""
+import os
+
 from .formula import expected
+
+# Every file of the harness is read and written as latin-1: any byte
+# of a console log stays one character.
+ENCODING = "latin-1"
+
+
+def write_lines(path, lines):
+    """LINES into PATH, a line each, through PATH.tmp and a rename: a
+    reader never sees half a file."""
+    with open(path + ".tmp", "w", encoding=ENCODING) as f:
+        f.write("".join(line + "\n" for line in lines))
+    os.replace(path + ".tmp", path)
 
 
 def fields(text):

@@ -242,12 +242,7 @@ def write(out, boots):
              ("results.xml", junit(boots, shard)),
              ("results.csv", results_csv(boots)),
              ("results.ktap", ktap(boots)))
+    # results.ktap last: its presence says the rest is written.
     for name, lines in files:
         if lines is not None:
-            path = os.path.join(out, name)
-            with open(path + ".tmp", "w", encoding=console.ENCODING) as f:
-                f.write("".join(line + "\n" for line in lines))
-    for name, lines in files:
-        if lines is not None:
-            os.replace(os.path.join(out, name + ".tmp"),
-                       os.path.join(out, name))
+            joblist.write_lines(os.path.join(out, name), lines)

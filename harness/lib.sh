@@ -198,15 +198,6 @@ kconfig_get() {
 	fi
 }
 
-
-# kconfig_version CONFIG_FILE: the kernel version a .config was made for
-# ("6.12.118"), from its header.
-kconfig_version() {
-	sed -n 's|^# Linux/[^ ]* \([0-9][0-9.]*\) Kernel Configuration$|\1|p' "$1" | head -n 1
-}
-
-
-
 # --- the tables ------------------------------------------------------
 # harness/trees (where each tree's source comes from, its series),
 # kernels (each tree's kernels and the tiers each boots), machines and
@@ -235,11 +226,7 @@ tree_row() {
 # tree_series_dir TREE: the folder of TREE's quilt series (SERIES of
 # its row: relative to the repository, or absolute).
 tree_series_dir() {
-	local row
-	row=$(tree_row "$1") || return 1
-	row=${row#* }
-	[[ $row == /* ]] || row=$(dirname "$HARNESS_LIB_DIR")/$row
-	echo "$row"
+	table_answer series "$1"
 }
 
 # tree_tarball BUILD_DIR TREE: the path of TREE's source tarball, fetched

@@ -40,13 +40,6 @@ def script(name, *args, ok=(0,)):
     return run.returncode, run.stdout.strip()
 
 
-def series_dir(tree):
-    """The folder of TREE's quilt series (relative to the repository, or
-    absolute)."""
-    series = tables.tree(tree)[1]
-    return os.path.join(os.path.dirname(tables.HARNESS), series)
-
-
 def kernel_id(path):
     """What identifies a booted kernel across machines: "build ID" of a
     kernel built here (build-kernel.sh), else "sha256 SUM" of the file."""
@@ -172,7 +165,7 @@ def unchanged_selftests(o, kernels, want):
     holes machine is where the series changes pid_max); "" otherwise."""
     if not any(k.build for k in kernels) or "holes" not in want:
         return ""
-    folder = series_dir(o.tree)
+    folder = tables.tree_series(o.tree)
     changes = False
     for patch in glob.glob(os.path.join(folder, "*.patch")):
         with open(patch, encoding="latin-1") as f:

@@ -115,6 +115,12 @@ def tree(name):
     return known[name]
 
 
+def tree_series(name):
+    """The folder of the tree NAME's quilt series (its row's SERIES:
+    relative to the repository, or absolute)."""
+    return os.path.join(os.path.dirname(HARNESS), tree(name)[1])
+
+
 def arch(name):
     """The row of the architecture NAME."""
     known = arches()

@@ -53,6 +53,7 @@ class PlanTest(unittest.TestCase):
                           ("6.13.1", "6.14", "7.3.0", "")],
                          ["global", "namespace", "namespace", "global"])
         self.assertEqual(kconfig.Config(CONFIG_612).version, "6.12.118")
+        self.assertEqual(kconfig.Config(CONFIG_61).version, "6.1.192")
 
     def test_config_facts(self):
         def facts(text):

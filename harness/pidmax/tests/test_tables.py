@@ -92,6 +92,23 @@ class KernelTableTest(unittest.TestCase):
         self.assertEqual(tables.kernel_name("9.9", "full", "x86_64"), "9.9-full")
         self.assertEqual(tables.kernel_name("9.9", "full", "arm64"), "9.9-arm64-full")
 
+    def test_tree_series(self):
+        d = tempfile.TemporaryDirectory()
+        self.addCleanup(d.cleanup)
+        path = os.path.join(d.name, "trees")
+        with open(path, "w") as f:
+            f.write("9.9 host mainline\n9.8 sid /abs/series\n")
+        repo = os.path.dirname(tables.HARNESS)
+        with mock.patch.dict(os.environ, {"PIDMAX_TREES": path}):
+            self.assertEqual(tables.tree_series("9.9"),
+                             os.path.join(repo, "mainline"))
+            self.assertEqual(tables.tree_series("9.8"), "/abs/series")
+        with open(path, "a") as f:
+            f.write("9.7 host ../elsewhere\n")
+        with mock.patch.dict(os.environ, {"PIDMAX_TREES": path}):
+            with self.assertRaisesRegex(ValueError, ":3: want TREE SUITE"):
+                tables.tree_series("9.9")
+
     def test_unknown_tree_and_architecture(self):
         with self.assertRaisesRegex(ValueError, "has no tree 1.0"):
             tables.tree("1.0")

@@ -20,7 +20,8 @@ import subprocess
 import sys
 import time
 
-from . import accel, plan, report, runner, shard, sweep_options, tables
+from . import (accel, joblist, plan, report, runner, shard, sweep_options,
+               tables)
 from . import sweep_kernels as sk
 from .sweep_kernels import Fail, script
 
@@ -139,19 +140,14 @@ def results_folder(o, kernels, lines):
     os.makedirs(o.out, exist_ok=True)
     o.out = os.path.realpath(o.out)
     clean_results(o.out)
-    write(os.path.join(o.out, "plan"), lines)
-    write(os.path.join(o.out, "kernels"),
+    joblist.write_lines(os.path.join(o.out, "plan"), lines)
+    joblist.write_lines(os.path.join(o.out, "kernels"),
           [f"{k.label} {sk.kernel_id(k.path)}" for k in kernels])
     if o.shard:
-        write(os.path.join(o.out, "shard"), [o.shard])
+        joblist.write_lines(os.path.join(o.out, "shard"), [o.shard])
         lines = shard.split(lines, o.shard_i, o.shard_n)
-    write(os.path.join(o.out, "jobs"), lines)
+    joblist.write_lines(os.path.join(o.out, "jobs"), lines)
     return lines
-
-
-def write(path, lines):
-    with open(path, "w", encoding="latin-1") as f:
-        f.write("".join(line + "\n" for line in lines))
 
 
 def boot(o, prog, kernels, lines, stock, start):
@@ -176,27 +172,15 @@ def boot(o, prog, kernels, lines, stock, start):
         info(prog, "warning: no plot (see above)")
     if script("budget.sh", o.out, ok=range(256))[0]:
         info(prog, "warning: no PID budget (see above)")
-    if stock and child("run-baseline.sh", "--jobs", str(o.jobs), o.out,
-                       *stock):
-        raise Fail(f"run-baseline.sh failed on {o.out}")
+    if stock:
+        script("run-baseline.sh", "--jobs", str(o.jobs), o.out, *stock,
+               capture=False)
     took, booting = time.monotonic() - start, time.monotonic() - booting_from
     info(prog, f"done in {int(took) // 60} min {int(took) % 60} s: "
          f"{int(took - booting)} s building and planning, {int(booting)} s "
          "booting and reporting")
     print(f"{passed} passed, {failed} failed, {skipped} skipped", flush=True)
     return 1 if failed else 0
-
-
-def child(name, *args):
-    """The exit status of the harness's script NAME; a signal that stops
-    the sweep stops it too (it stops the guests it started)."""
-    p = subprocess.Popen([os.path.join(tables.HARNESS, name), *args])
-    try:
-        return p.wait()
-    except runner.Stop:
-        p.terminate()
-        p.wait()
-        raise
 
 
 def console_parser():

@@ -10,7 +10,7 @@ import os
 import subprocess
 from dataclasses import dataclass
 
-from . import joblist, tables
+from . import joblist, runner, tables
 from .kconfig import Config
 from .plan import UsageError
 
@@ -30,14 +30,23 @@ class Kernel:
     tiers: tuple
 
 
-def script(name, *args, ok=(0,)):
-    """(exit status, standard output) of the harness's script NAME; its
-    messages go to our standard error. A status outside OK fails."""
-    run = subprocess.run([os.path.join(tables.HARNESS, name), *args],
-                         stdout=subprocess.PIPE, text=True, check=False)
-    if run.returncode not in ok:
+def script(name, *args, ok=(0,), capture=True):
+    """(exit status, standard output unless not CAPTURE) of the harness's
+    script NAME; its messages go to our standard error. A status outside
+    OK fails. A signal that stops the sweep stops the script too (the
+    runner's Stop: a script that boots guests stops them)."""
+    p = subprocess.Popen([os.path.join(tables.HARNESS, name), *args],
+                         stdout=subprocess.PIPE if capture else None,
+                         text=True)
+    try:
+        out = p.communicate()[0] or ""
+    except runner.Stop:
+        p.terminate()
+        p.wait()
+        raise
+    if p.returncode not in ok:
         raise Fail(f"{name} {' '.join(args)} failed (see above)")
-    return run.returncode, run.stdout.strip()
+    return p.returncode, out.strip()
 
 
 def kernel_id(path):

@@ -4,7 +4,7 @@
 # once from tinyconfig and harness/config/prefix.config (the code the
 # series touches, with KUnit and the suite as modules), each patch is
 # pushed in turn with "quilt push --fuzz=0" and the objects the series
-# touches are compiled with W=1: kernel/pid.o always, kernel/pid_test.o
+# touches are compiled with W=1: kernel/pid.o always, kernel/pid_max_kunit.o
 # once the suite exists (as a module, CONFIG_KUNIT=m), and the tree's
 # pid_namespace selftests when the patch touches them. A prefix passes
 # when everything compiles and no warning appears that the pristine tree
@@ -34,7 +34,7 @@ compile() {
 	"$src/scripts/kconfig/merge_config.sh" -m -O "$dir" "$dir/.config" \
 		"$REPO/harness/config/prefix.config" >/dev/null
 	make -s -C "$src" O="$dir" olddefconfig >/dev/null
-	[[ ! -e $src/kernel/pid_test.c ]] || objs+=(kernel/pid_test.o)
+	[[ ! -e $src/kernel/pid_max_kunit.c ]] || objs+=(kernel/pid_max_kunit.o)
 	if ! make -s -C "$src" O="$dir" -j"$(nproc)" W=1 "${objs[@]}" >"$log" 2>&1; then
 		sed 's/^/# /' "$log" | tail -n 20
 		return 1

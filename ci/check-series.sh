@@ -83,8 +83,8 @@ check "quilt_push_all_$tree" bash -c "cd '$work' && QUILT_PATCHES=patches quilt 
 # patch's absolute path: given a relative path to a file git tracks in
 # the current directory, checkpatch checks the file as source instead.
 # One warning may stand, and is named here: FILE_PATH_CHANGES ("does
-# MAINTAINERS need updating?") on the patch that adds kernel/pid_test.c
-# and kernel/pid_internal.h, since MAINTAINERS has no entry for
+# MAINTAINERS need updating?") on the patches that add kernel/pid_internal.h
+# and kernel/pid_max_kunit.c, since MAINTAINERS has no entry for
 # kernel/pid.c and a contributor does not add one (the patch says so
 # below its "---"). And UNKNOWN_COMMIT_ID
 # is left out: Debian's tarball has no git history, so checkpatch cannot

@@ -217,8 +217,8 @@ table_answer() {
 	PIDMAX_PROG=${0##*/} "$HARNESS_LIB_DIR/pidmax.sh" table "$@"
 }
 
-# tree_row TREE: "SUITE SERIES" of TREE in harness/trees; fails with a
-# message for a tree it lacks or a malformed row.
+# tree_row TREE: "SUITE SERIES MUTANTS" of TREE in harness/trees; fails
+# with a message for a tree it lacks or a malformed row.
 tree_row() {
 	table_answer tree "$1"
 }
@@ -227,6 +227,12 @@ tree_row() {
 # its row: relative to the repository, or absolute).
 tree_series_dir() {
 	table_answer series "$1"
+}
+
+# tree_mutants_dir TREE: the folder of the mutants of TREE's series
+# (MUTANTS of its row, as SERIES); empty when it has none.
+tree_mutants_dir() {
+	table_answer mutants "$1"
 }
 
 # tree_tarball BUILD_DIR TREE: the path of TREE's source tarball, fetched

@@ -352,6 +352,7 @@ def table_initrd(tree, build, arch="x86_64"):
 TABLE_ANSWERS = {
     "tree": lambda t: [" ".join(tables.tree(t))],
     "series": lambda t: [tables.tree_series(t)],
+    "mutants": lambda t: [tables.tree_mutants(t)],
     "arch": table_arch,
     "arches": lambda: [" ".join(tables.arches())],
     "trees": lambda a="x86_64": [" ".join(tables.kernel_trees(a))],
@@ -376,7 +377,8 @@ def cmd_table(args):
 
 def verbs_of_a_sweep(verbs):
     ta = verb(verbs, "table", "answer a question of the tables, as lib.sh "
-              "asks it: tree TREE, series TREE, arch ARCH, arches, trees [ARCH], variants "
+              "asks it: tree TREE, series TREE, mutants TREE, arch ARCH, "
+              "arches, trees [ARCH], variants "
               "TREE [ARCH], initrd TREE BUILD [ARCH], name TREE BUILD [ARCH], "
               "plan TREE ARCH VARIANT each|fewest TIER...", cmd_table)
     ta.add_argument("what", choices=sorted(TABLE_ANSWERS))

@@ -94,21 +94,21 @@ def machines(path=None):
 
 
 def trees(path=None):
-    """harness/trees: tree -> (suite, series folder); a row of other
-    than three columns, a suite not of a-z0-9-, or a series folder
-    with ".." in it is an error."""
+    """harness/trees: tree -> (suite, series folder, mutants folder or
+    "-"); a row of other than four columns, a suite not of a-z0-9-, or a
+    folder with ".." in it is an error."""
     path = path or table("trees")
     out = {}
     for n, w in rows(path):
-        if len(w) != 3 or not re.fullmatch(r"[a-z0-9-]+", w[1]) \
-                or ".." in w[2]:
-            raise ValueError(f"{path}:{n}: want TREE SUITE SERIES")
-        out[w[0]] = (w[1], w[2])
+        if len(w) != 4 or not re.fullmatch(r"[a-z0-9-]+", w[1]) \
+                or ".." in w[2] or ".." in w[3]:
+            raise ValueError(f"{path}:{n}: want TREE SUITE SERIES MUTANTS")
+        out[w[0]] = (w[1], w[2], w[3])
     return out
 
 
 def tree(name):
-    """(suite, series folder) of the tree NAME."""
+    """(suite, series folder, mutants folder or "-") of the tree NAME."""
     known = trees()
     if name not in known:
         raise ValueError(f"{table('trees')} has no tree {name}")
@@ -119,6 +119,14 @@ def tree_series(name):
     """The folder of the tree NAME's quilt series (its row's SERIES:
     relative to the repository, or absolute)."""
     return os.path.join(os.path.dirname(HARNESS), tree(name)[1])
+
+
+def tree_mutants(name):
+    """The folder of the mutants of the tree NAME's series (its row's
+    MUTANTS, as SERIES), or "" when it has none (-)."""
+    folder = tree(name)[2]
+    return "" if folder == "-" else os.path.join(os.path.dirname(HARNESS),
+                                                 folder)
 
 
 def arch(name):

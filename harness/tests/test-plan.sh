@@ -244,7 +244,7 @@ MAKE
 	} >"$TMP/kernels"
 	{
 		cat "$HARNESS/trees"
-		echo "9.9 host $series"
+		echo "9.9 host $series -"
 	} >"$TMP/trees"
 	fake_build "$TMP/build"
 	out=$(PATH="$bin:$PATH" PIDMAX_KERNELS="$TMP/kernels" PIDMAX_TREES="$TMP/trees" \

@@ -92,22 +92,41 @@ class KernelTableTest(unittest.TestCase):
         self.assertEqual(tables.kernel_name("9.9", "full", "x86_64"), "9.9-full")
         self.assertEqual(tables.kernel_name("9.9", "full", "arm64"), "9.9-arm64-full")
 
-    def test_tree_series(self):
+    def test_tree_series_and_mutants(self):
         d = tempfile.TemporaryDirectory()
         self.addCleanup(d.cleanup)
         path = os.path.join(d.name, "trees")
         with open(path, "w") as f:
-            f.write("9.9 host mainline\n9.8 sid /abs/series\n")
+            f.write("9.9 host mainline m/9.9\n9.8 sid /abs/series -\n")
         repo = os.path.dirname(tables.HARNESS)
         with mock.patch.dict(os.environ, {"PIDMAX_TREES": path}):
             self.assertEqual(tables.tree_series("9.9"),
                              os.path.join(repo, "mainline"))
             self.assertEqual(tables.tree_series("9.8"), "/abs/series")
-        with open(path, "a") as f:
-            f.write("9.7 host ../elsewhere\n")
-        with mock.patch.dict(os.environ, {"PIDMAX_TREES": path}):
-            with self.assertRaisesRegex(ValueError, ":3: want TREE SUITE"):
-                tables.tree_series("9.9")
+            self.assertEqual(tables.tree_mutants("9.9"),
+                             os.path.join(repo, "m", "9.9"))
+            self.assertEqual(tables.tree_mutants("9.8"), "")
+        for bad in ("9.7 host ../elsewhere -", "9.7 host . ../m",
+                    "9.7 host ."):
+            with open(path, "w") as f:
+                f.write(f"9.9 host mainline -\n{bad}\n")
+            with mock.patch.dict(os.environ, {"PIDMAX_TREES": path}):
+                with self.assertRaisesRegex(ValueError,
+                                            ":2: want TREE SUITE SERIES "
+                                            "MUTANTS"):
+                    tables.tree_series("9.9")
+
+    def test_the_trees_mutants(self):
+        """Each tree's mutants folder holds patches; 6.1's stay where
+        they were, 7.3's have a folder of their own."""
+        harness = tables.HARNESS
+        self.assertEqual(tables.tree_mutants("6.1"),
+                         os.path.join(harness, "mutants"))
+        self.assertEqual(tables.tree_mutants("7.3"),
+                         os.path.join(harness, "mutants", "7.3"))
+        for t in ("6.1", "7.3"):
+            names = os.listdir(tables.tree_mutants(t))
+            self.assertTrue(any(n.endswith(".patch") for n in names), t)
 
     def test_unknown_tree_and_architecture(self):
         with self.assertRaisesRegex(ValueError, "has no tree 1.0"):

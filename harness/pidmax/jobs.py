@@ -15,8 +15,8 @@ from .kconfig import Config
 OPTIONAL = {"append": "", "pid_max": "", "sysctl_refused": "0",
             "timeout": "", "series": "", "mem": "512M", "machine": None,
             "qemu": "", "pidns_scope": "", "initrd_extra": "",
-            "selftests": "", "selftests_judged": "", "selftests_stock": "",
-            "holes": "", "cpu_ids": "", "dt_cpus": ""}
+            "selftests": "", "selftests_judged": "", "holes": "",
+            "cpu_ids": "", "dt_cpus": ""}
 
 
 
@@ -77,8 +77,8 @@ class Maker:
         if x["selftests"]:
             more += [("initrd_extra", x["initrd_extra"]),
                      ("selftests", x["selftests"])]
-        more += [(k, x[k]) for k in ("selftests_judged", "selftests_stock")
-                 if x[k]]
+        if x["selftests_judged"]:
+            more.append(("selftests_judged", x["selftests_judged"]))
         if x["holes"]:
             more += [("holes", x["holes"]), ("cpu_ids", x["cpu_ids"])]
         if x["dt_cpus"]:

@@ -230,13 +230,12 @@ def dt_tiers(m, hotplug, online, holes, selftests, unchanged):
                          holes=f"{n - q}-{n - 1}", cpu_ids=n - q))
         if n != st:
             continue
-        # On the stock kernels of the baseline the tree's own selftests
-        # are judged, and the series' recorded (selftests_stock).
+        # The tree's own, unchanged, are recorded here; on the stock
+        # kernels of the baseline both are judged (baseline.py).
         for suffix, st_cpio, more in (
-                ("-selftests", selftests,
-                 {"selftests_stock": "no" if unchanged else "yes"}),
+                ("-selftests", selftests, {}),
                 ("-selftests-unchanged", unchanged,
-                 {"selftests_judged": "no", "selftests_stock": "yes"})):
+                 {"selftests_judged": "no"})):
             if st_cpio:
                 cpio, count = st_cpio.rsplit(" ", 1)
                 out.append(m.job(name + suffix, "holes", n - q, 1, str(n),

@@ -26,7 +26,7 @@ class BaselineTest(unittest.TestCase):
 
     def test_holes_by_the_stock_model(self):
         job = self.m.job("holes-064-h1-16", "holes", 48, 1, "64",
-                         holes="1-16", cpu_ids=64, selftests_stock="no")
+                         holes="1-16", cpu_ids=64)
         j = fields(baseline.stock_job(job, self.stock))
         e = expected(48, False, True, "stock")
         self.assertEqual((j["name"], j["label"], j["kernel"], j["series"]),
@@ -34,9 +34,26 @@ class BaselineTest(unittest.TestCase):
                           "auto"))
         self.assertEqual((j["pid_max"], j["line_min"], j["pid_max_min"]),
                          (str(e.pid_max), str(e.minimum), str(e.minimum)))
-        self.assertEqual(list(j)[-2:], ["model", "selftests_judged"])
-        self.assertEqual(j["selftests_judged"], "no")
+        self.assertEqual(list(j)[-1], "model")
+        self.assertNotIn("selftests_judged", j)
         self.assertEqual(j["smp"], "64")
+
+    def test_every_selftest_judged_on_stock(self):
+        """The series' selftests, judged on the patched kernel, and the
+        tree's own, recorded there: both judged on the stock twin."""
+        low = dict(holes="1-16", cpu_ids=64, initrd_extra="/s.cpio",
+                   selftests=3)
+        series = self.m.job("holes-064-h1-16-selftests", "holes", 48, 1,
+                            "64", **low)
+        unchanged = self.m.job("holes-064-h1-16-selftests-unchanged",
+                               "holes", 48, 1, "64", **low,
+                               selftests_judged="no")
+        self.assertNotIn("selftests_judged", fields(series))
+        self.assertEqual(fields(unchanged)["selftests_judged"], "no")
+        for job in (series, unchanged):
+            j = fields(baseline.stock_job(job, self.stock))
+            self.assertEqual((j["selftests"], j["selftests_judged"],
+                              j["model"]), ("3", "yes", "stock"))
 
     def test_set_pid_max_stays_and_skips_renamed(self):
         job = self.m.job("sysctl-override", "scenario", 64, 1, "1,maxcpus=64",

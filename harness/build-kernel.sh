@@ -16,7 +16,10 @@
 #   --bzimage  also a bzImage beside vmlinux (bench.sh's reference boot)
 # The tree's source and series come from harness/trees; a tree fetched
 # from an unreachable suite exits 3.
-# Prints the directory holding the image and its .config. Each step runs
+# Prints the directory holding the image and its .config (and, for a
+# kernel with CONFIG_MODULES=y, modules.cpio: its modules, which go on
+# top of its initramfs, inside the kernel too when its row says
+# builtin). Each step runs
 # again only when its inputs (tarball, series, fragments) have changed;
 # the kernel's own make keeps the rebuild incremental.
 set -euo pipefail
@@ -26,7 +29,8 @@ set -euo pipefail
 # run. main reads the options and the row, then runs the four steps;
 # the steps share main's settings (build, tree, variant, arch, stock,
 # bzimage, mutant, src, obj, out, log, frags, tarball, SERIES_DIR) and
-# each sets the id the next ones key on (tar_id, series_id, config_id).
+# each sets the id the next ones key on (tar_id, series_id, config_id;
+# configure also own_cpio, a built-in initramfs with modules).
 main() {
 
 HARNESS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -241,18 +245,28 @@ selftest_config="$src/tools/testing/selftests/pid_namespace/config"
 # puts an -initrd just below 4 GiB minus 160 KiB, and from about 1000
 # CPUs on SeaBIOS's ACPI tables grow past that and are overwritten (the
 # guest then checksums a 4 GiB "DSDT" byte by byte). build-initramfs.sh
-# runs first.
-cpio_id=""
+# runs first. A kernel whose fragments set CONFIG_MODULES=y carries its
+# own copy, OBJ/initramfs.cpio, which build_image fills with the
+# initramfs and the kernel's modules.
+cpio_id="" own_cpio=""
 if [[ $initrd_mode == builtin ]]; then
-	[[ -r $build/initramfs.cpio ]] ||
-		die "$build/initramfs.cpio is missing: harness/build-initramfs.sh $build first"
+	local base
+	base=$(base_cpio)
+	[[ -r $base ]] ||
+		die "$base is missing: harness/build-initramfs.sh --arch $arch $build first"
 	mkdir -p "$obj"
+	local source=$base
+	if grep -qsx 'CONFIG_MODULES=y' "${frags[@]}"; then
+		own_cpio="$obj/initramfs.cpio" source="$obj/initramfs.cpio"
+		# The first link takes what is there; build_image adds the modules.
+		[[ -r $own_cpio ]] || cp "$base" "$own_cpio"
+	fi
 	# Uncompressed: the guest need not gunzip it under TCG at each boot.
 	printf 'CONFIG_INITRAMFS_SOURCE="%s"\nCONFIG_INITRAMFS_COMPRESSION_NONE=y\n' \
-		"$build/initramfs.cpio" >"$obj/initramfs.config.tmp"
+		"$source" >"$obj/initramfs.config.tmp"
 	mv "$obj/initramfs.config.tmp" "$obj/initramfs.config"
 	frags+=("$obj/initramfs.config")
-	cpio_id=-$(hash_of "$build/initramfs.cpio")
+	cpio_id=-$(hash_of "$base")
 fi
 config_id=$(hash_of "${frags[@]}")-$tar_id
 if [[ ! -f $obj/.config || $(cat "$obj/.harness-config" 2>/dev/null) != "$config_id" ]]; then
@@ -268,14 +282,26 @@ if [[ ! -f $obj/.config || $(cat "$obj/.harness-config" 2>/dev/null) != "$config
 fi
 }
 
+# base_cpio: the initramfs of every guest of the architecture
+# (build-initramfs.sh's).
+base_cpio() {
+	if [[ $arch == x86_64 ]]; then
+		echo "$build/initramfs.cpio"
+	else
+		echo "$build/initramfs-$arch.cpio"
+	fi
+}
+
 # 4. build_image: the kernel itself, harness/arches' IMAGE by its file
 #    name (and a bzImage with --bzimage), again only when its series,
-#    configuration or built-in initramfs changed.
+#    configuration or built-in initramfs changed. A kernel with
+#    CONFIG_MODULES=y gets its modules beside it (with_modules).
 build_image() {
 build_id=$series_id-$config_id$cpio_id
-local image=${ARCH_IMAGE##*/}
+local image=${ARCH_IMAGE##*/} modular=0
 local -a targets=("$image")
 ((bzimage == 0)) || targets+=(bzImage)
+! grep -qx 'CONFIG_MODULES=y' "$obj/.config" || { modular=1; targets+=(modules); }
 local stale=0
 [[ -f $out/$image && $(cat "$out/.harness-build" 2>/dev/null) == "$build_id" ]] || stale=1
 ((bzimage == 0)) || [[ -f $out/bzImage ]] || stale=1
@@ -283,13 +309,38 @@ if ((stale)); then
 	info "building $tree/$variant for $arch (log: $log)"
 	run "kernel build" make -C "$src" O="$obj" -j"$(nproc)" "${targets[@]}"
 	mkdir -p "$out"
-	rm -f "$out/.harness-build" "$out/bzImage"
+	rm -f "$out/.harness-build" "$out/bzImage" "$out/modules.cpio"
+	((modular == 0)) || with_modules "${targets[@]}"
 	cp "$obj/$ARCH_IMAGE" "$out/$image.tmp"
 	mv "$out/$image.tmp" "$out/$image"
 	((bzimage == 0)) || cp "$obj/arch/x86/boot/bzImage" "$out/bzImage"
 	cp "$obj/.config" "$out/.config"
 	echo "$build_id" >"$out/.harness-build"
 fi
+}
+
+# with_modules TARGET...: the kernel's modules (modules.order: the KUnit
+# suite when it is =m) packed by build-initramfs.sh --modules, into
+# OUT/modules.cpio, which boot-guest.sh puts on top of an external
+# initramfs; a kernel with its own built-in copy of the initramfs gets
+# them inside as well (the initramfs, then the modules: the kernel
+# unpacks concatenated archives in turn), linked again when that
+# changed its copy.
+with_modules() {
+	local mods
+	mods=$("$HARNESS/build-initramfs.sh" --modules "$obj" "$build") ||
+		die "could not pack the modules of $obj (see above)"
+	[[ -z $mods ]] || cp "$mods" "$out/modules.cpio"
+	[[ -n $own_cpio ]] || return 0
+	cat "$(base_cpio)" ${mods:+"$mods"} >"$own_cpio.tmp" ||
+		die "could not write $own_cpio (disk full?)"
+	if cmp -s "$own_cpio.tmp" "$own_cpio"; then
+		rm -f "$own_cpio.tmp"
+		return 0
+	fi
+	mv "$own_cpio.tmp" "$own_cpio"
+	info "linking $tree/$variant again with its modules inside"
+	run "kernel build with the modules inside" make -C "$src" O="$obj" -j"$(nproc)" "$@"
 }
 
 main "$@"

@@ -6,7 +6,9 @@ to TCG_SINGLE_MAX vCPUs), smp ("N" or "N,maxcpus=M"), machine (a row of
 harness/machines; its architecture a row of harness/arches), qemu (else
 $QEMU, else the architecture's emulator), mem, timeout, append (extra
 kernel parameters), initrd_extra (a cpio archive on top of the
-initramfs), holes and dt_cpus (a device tree from holes-dtb.sh) say how.
+initramfs), holes and dt_cpus (a device tree from holes-dtb.sh) say how;
+the kernel's own modules.cpio, beside it, goes on top of an external
+initramfs.
 The harness's kernel command line carries no pid_max setting; only a
 job's append does. A guest still running after its timeout is killed.
 """
@@ -19,6 +21,8 @@ import time
 from . import tables
 
 REQUIRED = ("kernel", "initrd", "smp", "mem", "timeout", "accel")
+# A kernel's modules, beside its image (build-kernel.sh).
+MODULES = "modules.cpio"
 # TCG runs up to this many vCPUs on one host thread, in turn, and larger
 # guests a host thread a vCPU. With a thread a vCPU, Debian's kernels
 # hung or oopsed on a stale int3 after patching a static key, beside a
@@ -83,18 +87,33 @@ def machine(job):
     return qemu, list(args), arch
 
 
+def kernel_modules(job):
+    """The kernel's own modules, MODULES beside its image
+    (build-kernel.sh's, for a kernel with CONFIG_MODULES=y), when the
+    job's initramfs is external; None when there are none. A kernel with
+    a built-in initramfs carries its modules inside. Found by the
+    kernel's path, not the job's fields, so that a baseline job, the
+    same job on the stock kernel, boots with that kernel's own."""
+    path = os.path.join(os.path.dirname(job["kernel"]), MODULES)
+    if job["initrd"] == "builtin" or not os.path.isfile(path):
+        return None
+    return path
+
+
 def initrd_args(job, log):
-    """-initrd of the job: its initramfs, with initrd_extra on top (alone
-    beside a builtin initramfs, else appended to a copy: the kernel
-    unpacks concatenated archives in turn); and the copy, if made."""
+    """-initrd of the job: its initramfs, with the kernel's modules and
+    initrd_extra on top (extra alone beside a builtin initramfs, else
+    appended to a copy: the kernel unpacks concatenated archives in
+    turn); and the copy, if made."""
     initrd, extra = job["initrd"], job.get("initrd_extra")
-    if not extra:
+    parts = [p for p in (kernel_modules(job), extra) if p]
+    if not parts:
         return ([] if initrd == "builtin" else ["-initrd", initrd]), None
     if initrd == "builtin":
         return ["-initrd", extra], None
     copy = log + ".initrd"
     with open(copy, "wb") as out:
-        for part in (initrd, extra):
+        for part in (initrd, *parts):
             with open(part, "rb") as f:
                 shutil.copyfileobj(f, out)
     return ["-initrd", copy], copy

@@ -58,6 +58,25 @@ class GuestTest(unittest.TestCase):
         job["initrd"] = "builtin"
         self.assertEqual(guest.command(job, self.log)[0][-3], extra)
 
+    def test_kernel_modules_on_an_external_initramfs(self):
+        # The kernel's own modules.cpio, beside it, goes between the
+        # initramfs and initrd_extra; a built-in initramfs carries them.
+        os.mkdir(os.path.join(self.dir, "k"))
+        kernel = self.file(os.path.join("k", "vmlinux"), b"kernel")
+        base, extra = self.file("i", b"base"), self.file("e", b"extra")
+        job = boot_job("a", 1, initrd=base, kernel=kernel)
+        self.assertEqual(guest.command(job, self.log)[1], [])
+        self.file(os.path.join("k", guest.MODULES), b"modules")
+        cmd, made = guest.command(job, self.log)
+        with open(cmd[cmd.index("-initrd") + 1], "rb") as f:
+            self.assertEqual(f.read(), b"basemodules")
+        job["initrd_extra"] = extra
+        with open(guest.command(job, self.log)[1][0], "rb") as f:
+            self.assertEqual(f.read(), b"basemodulesextra")
+        del job["initrd_extra"]
+        job["initrd"] = "builtin"
+        self.assertNotIn("-initrd", guest.command(job, self.log)[0])
+
     def test_bad_jobs_refused(self):
         for more, why in (({"smp": "x"}, "smp must be"),
                           ({"accel": "hvf"}, "accel must be"),

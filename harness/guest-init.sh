@@ -286,9 +286,57 @@ for t in /selftests/pid_namespace/*; do
 	[ -x "$t" ] && selftests=$((selftests + 1))
 done
 
+# load_modules: insmod each module the host packed on top of the
+# initramfs (/lib/modules/order, build-initramfs.sh --modules: the
+# KUnit suite of a kernel that builds it as a module), in order, before
+# the report. Init keeps the kernel's messages off the console, so what
+# the kernel logged from the load on (a mark written to /dev/kmsg) is
+# copied there: the suite's KTAP, which the host reads as it reads a
+# built-in suite's. Sets MODULES to the count; /tmp/modules gets a line
+# "NAME ok", or "NAME REASON" for a module that did not load, which
+# module_checks reports.
+load_modules() {
+	MODULES=0
+	: >/tmp/modules
+	[ -r /lib/modules/order ] || return 0
+	while read -r ko; do
+		[ -n "$ko" ] || continue
+		MODULES=$((MODULES + 1))
+		mark="pidmax-harness: insmod $ko"
+		echo "# insmod /lib/modules/$ko"
+		if ! echo "$mark" 2>/dev/null >/dev/kmsg; then
+			why="cannot mark the kernel log: no /dev/kmsg"
+		elif insmod "/lib/modules/$ko" 2>/tmp/insmod.err </dev/null; then
+			why=ok
+		else
+			why="insmod exit $?: $(head -n 1 /tmp/insmod.err)"
+		fi
+		dmesg | sed -n "/$mark\$/,\$p" | sed 1d
+		if [ "$why" = ok ]; then
+			echo "# insmod: $ko loaded"
+		else
+			echo "# insmod: $ko did not load: $why"
+		fi
+		echo "${ko%.ko} $why" >>/tmp/modules
+	done </lib/modules/order
+}
+
+# module_checks: a KTAP line insmod_NAME for each module load_modules
+# tried: ok when it loaded, else not ok with the reason.
+module_checks() {
+	while read -r name why; do
+		if [ "$why" = ok ]; then
+			ok "insmod_$name"
+		else
+			not_ok "insmod_$name" "$why"
+		fi
+	done </tmp/modules
+}
+
+load_modules
 echo "PIDMAX-HARNESS-BEGIN"
 echo "KTAP version 1"
-total=$((6 + selftests))
+total=$((6 + selftests + MODULES))
 [ $extended = 1 ] && total=$((total + 13))
 [ -n "$pidns" ] && total=$((total + 1))
 echo "1..$total"
@@ -348,6 +396,7 @@ fi
 [ $extended = 1 ] && extended_checks
 [ -n "$pidns" ] && pidns_checks
 [ "$selftests" -gt 0 ] && selftest_checks
+[ "$MODULES" -gt 0 ] && module_checks
 
 # Last: a clean kernel log, no warning, bug, oops or panic anywhere.
 bad=$(dmesg | grep -v -i 'command line:' |

@@ -125,7 +125,9 @@ def cmd_job(args):
     from .jobs import Maker
     facts = None
     if args.facts:
-        facts = tuple(int(f) for f in args.facts.split(","))
+        # KUNIT is 0, 1 (built in) or m (a module), as Config.kunit says.
+        *nums, kunit = args.facts.split(",")
+        facts = (*map(int, nums), kunit if kunit == "m" else int(kunit))
     m = Maker(args.kernel, args.config, args.initrd, args.label, args.accel,
               args.series, facts)
     if args.skip is not None:

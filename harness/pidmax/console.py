@@ -4,7 +4,9 @@ A record is what the guest and its kernel showed: the markers, the KTAP
 counts and the names of failed guest checks, the CPU counts and pid_max
 values the guest reported, its PID budget, the CPUs the kernel says it
 brought up, the kernel's boot line, any panic, oops or RCU stall, and
-the KUnit suite "pid_max" run at boot. Beside it, the nested KTAP that
+the KUnit suite "pid_max", run at boot or when the guest loaded it as
+a module (the modules it loaded, and the first that did not load, with
+the reason). Beside it, the nested KTAP that
 the report puts under the boot's checks, by section: console (the
 kernel's noteworthy lines), guest_checks (the guest's own KTAP) and
 kunit (the suite's cases). The parser only reads; judge.py judges.
@@ -39,6 +41,9 @@ SUITE_CASE = re.compile(r"^[ \t]+(1\.\.[0-9]+|ok [0-9]+ |not ok [0-9]+ )")
 SUITE_END = re.compile(r"^(not )?ok [0-9]+ pid_max$")
 GUEST_KTAP = re.compile(r"^(1\.\.[0-9]+|ok [0-9]+ |not ok [0-9]+ |# )")
 BEGIN, END = "PIDMAX-HARNESS-BEGIN", "PIDMAX-HARNESS-END"
+# The guest's result of loading a module (guest-init.sh's module_checks).
+INSMOD_OK = re.compile(r"^ok [0-9]+ insmod_([^ ]+)$")
+INSMOD_NOTOK = re.compile(r"^not ok [0-9]+ insmod_([^ ]+) # (.*)$")
 DIGITS = re.compile(r"^[0-9]+$")
 
 # The record's fields after the meta ones, in the order they are written,
@@ -55,7 +60,8 @@ FIELDS = (("begin", 0), ("end", 0), ("plan", "none"), ("oks", 0),
           ("pidns_next", "none"), ("pidns_parent", "none"),
           ("selftests_ok", 0), ("kunit", "none"), ("kunit_plan", "none"),
           ("kunit_oks", 0), ("kunit_notoks", 0), ("kunit_failed", "none"),
-          ("kunit_passed", "none"))
+          ("kunit_passed", "none"), ("modules", "none"),
+          ("insmod_failed", "none"))
 # "# name: K=V ..." lines of the guest and the record fields they fill.
 KV_LINES = {
     "# pid_budget: ": (("last_pid_at_init", "last_pid_at_init"),
@@ -116,6 +122,7 @@ class Parser:
     def __init__(self):
         self.f = dict(FIELDS)
         self.failed, self.kfailed, self.kpassed = [], [], []
+        self.modules = []
         self.nested = []
         self.quoted = 0
         self.n_suite = self.n_guest = self.in_kunit = False
@@ -207,10 +214,17 @@ class Parser:
         elif line.startswith("ok ") and re.match(r"^ok [0-9]+ ", line):
             if re.match(r"^ok [0-9]+ selftest_[^ ]+$", line):
                 f["selftests_ok"] += 1
+            m = INSMOD_OK.match(line)
+            if m:
+                self.modules.append(m.group(1))
             f["oks"] += 1
         elif re.match(r"^not ok [0-9]+ ", line):
             f["notoks"] += 1
             self.failed.append(words(line)[3])
+            m = INSMOD_NOTOK.match(line)
+            if m and f["insmod_failed"] == "none":
+                f["insmod_failed"] = f"{m.group(1)}: {m.group(2)}" \
+                    .replace("\t", " ")
         else:
             self._guest_values(line)
 
@@ -245,7 +259,8 @@ class Parser:
         f = dict(self.f)
         for key, values in (("failed", self.failed),
                             ("kunit_failed", self.kfailed),
-                            ("kunit_passed", self.kpassed)):
+                            ("kunit_passed", self.kpassed),
+                            ("modules", self.modules)):
             f[key] = ",".join(values) if values else "none"
         return f
 

@@ -2,7 +2,8 @@
 accel, QEMU's -smp, memory, timeout, extra kernel parameters) and what
 the judge must find (possible and online CPUs, pid_max, pid_max_min,
 pid_max_max, the boot line, whether a sysctl.kernel.pid_max= setting is
-refused, whether the KUnit suite runs). The expectations travel with
+refused, whether the KUnit suite runs: kunit=1 built in, kunit=m a
+module the guest loads, kunit=0 not built). The expectations travel with
 the job, from the formula and the kernel's .config, so the judge never
 recomputes them. A job with a "skip" field is a boot that does not
 apply, and the field says why.

@@ -17,6 +17,8 @@ from .tables import HARNESS
 REQUIRED = ("name", "possible", "online", "pid_max", "pid_max_min",
             "pid_max_max", "line_default", "line_min", "sysctl_refused",
             "kunit")
+# The job's kunit: the suite not built, built in, a module (Config.kunit).
+KUNIT = ("0", "1", "m")
 # The record's names of what the job calls otherwise.
 OBSERVED_AS = {"sysctl_refused": "sysctl_err", "selftests": "selftests_ok"}
 
@@ -127,10 +129,16 @@ def _cases(path):
 
 
 def check_kunit(j, r):
+    """The suite ran every case of config/kunit-pid_max.cases and passed,
+    built in (kunit=1) or as a module the guest loaded (kunit=m)."""
     suite = "KUnit suite pid_max: "
-    if j["kunit"] != "1":
+    if j["kunit"] == "0":
         return Check("kunit", "skip",
                      "the kernel is built without CONFIG_PID_MAX_KUNIT_TEST")
+    if j["kunit"] == "m":
+        unloaded = check_kunit_module(r)
+        if unloaded:
+            return unloaded
     if get(r, "kunit") != "ok" or get(r, "kunit_notoks", "0") != "0":
         return Check("kunit", "fail", f"{suite}{get(r, 'kunit')}, failed "
                      f"cases: {get(r, 'kunit_failed')}")
@@ -142,6 +150,22 @@ def check_kunit(j, r):
     if missing:
         return Check("kunit", "fail", f"{suite}case {missing[0]} is missing")
     return Check("kunit", "ok")
+
+
+def check_kunit_module(r):
+    """A failed check unless the guest loaded every module it was given
+    and at least one, the suite's (guest-init.sh's load_modules)."""
+    suite = "KUnit suite pid_max: "
+    failed = get(r, "insmod_failed")
+    if failed != "none":
+        return Check("kunit", "fail", f"{suite}a module did not load: "
+                     f"{failed}")
+    if get(r, "modules") == "none":
+        # As a suite that never ran: "none," (mutants.sh tells them so).
+        return Check("kunit", "fail", f"{suite}none, no module loaded: the "
+                     "kernel builds the suite as a module, and the guest "
+                     "loaded none")
+    return None
 
 
 def check_log_scan(j, r):
@@ -258,6 +282,9 @@ def judge(j, r):
     for key in REQUIRED:
         if not j.get(key):
             raise ValueError(f"the job lacks its {key} field")
+    if j["kunit"] not in KUNIT:
+        raise ValueError(f"the job's kunit is {j['kunit']}, not one of "
+                         f"{', '.join(KUNIT)}")
     checks = [c for c in (check(j, r) for check in CHECKS) if c]
     reasons = [c.reason or c.name for c in checks if c.result == "fail"]
     verdict = "fail" if reasons else "pass"

@@ -39,10 +39,18 @@ class Config:
                          f"{tables.table('arches')}")
 
     def pid_params(self):
-        """(BASE_SMALL, 64-bit, the KUnit suite built in) as 0 or 1."""
+        """(BASE_SMALL, 64-bit, the KUnit suite): the first two 0 or 1,
+        the suite 1 built in, "m" a module (the guest loads it), else 0."""
         return (int(self.get("BASE_SMALL") in ("1", "y")),
-                int(self.get("64BIT") == "y"),
-                int(self.get("PID_MAX_KUNIT_TEST") == "y"))
+                int(self.get("64BIT") == "y"), self.kunit())
+
+    def kunit(self):
+        """The KUnit suite "pid_max": 1 built in, "m" a module (with
+        CONFIG_MODULES, else it is not built), 0 not built."""
+        value = self.get("PID_MAX_KUNIT_TEST")
+        if value == "m" and self.get("MODULES") == "y":
+            return "m"
+        return int(value == "y")
 
     def initrd(self, initrd):
         """How the jobs give the guest its initramfs: "builtin" when the

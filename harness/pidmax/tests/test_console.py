@@ -88,6 +88,31 @@ class ConsoleTest(unittest.TestCase):
                          ("notok", "3", "2", "1", "b", "a,c"))
         self.assertEqual(len([n for n in nested if n.startswith("kunit")]), 4)
 
+    def test_kunit_suite_of_a_module(self):
+        # The guest loaded the suite as a module and copied the kernel's
+        # log of the load to the console, before its own report: nested
+        # under kunit as a built-in suite is, the load a guest result.
+        r, nested = parsed("kunit-module-hotplug-033-6.1.log")
+        self.assertEqual((r["kunit"], r["kunit_plan"], r["kunit_oks"],
+                          r["modules"], r["insmod_failed"], r["plan"],
+                          r["oks"]),
+                         ("ok", "7", "7", "pid_max_kunit", "none", "7", "7"))
+        kunit = [n.split("\t", 1)[1] for n in nested if n.startswith("kunit")]
+        self.assertEqual(kunit[0], "        1..7")
+        self.assertEqual(kunit[-1], "        ok 7 "
+                         "pid_max_min_never_above_pid_max")
+        self.assertEqual(len(kunit), 8)
+        self.assertIn("guest_checks\t        ok 6 insmod_pid_max_kunit",
+                      nested)
+
+    def test_module_not_loaded(self):
+        text = ("PIDMAX-HARNESS-BEGIN\n1..3\nok 1 insmod_a\n"
+                "not ok 2 insmod_b # insmod exit 1: no\n"
+                "not ok 3 insmod_c # later\nPIDMAX-HARNESS-END\n")
+        _, r, _ = parse_text(text)
+        self.assertEqual((r["modules"], r["insmod_failed"], r["failed"]),
+                         ("a", "b: insmod exit 1: no", "insmod_b,insmod_c"))
+
     def test_log_scan(self):
         for text, key in (("[ 1.0] WARNING: at x\n", "oops"),
                           ("Call trace:\n", "oops"),

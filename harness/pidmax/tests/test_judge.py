@@ -1,10 +1,15 @@
 """The judge: recorded boots against jobs whose values the formula gives."""
 import os
+import re
+import shutil
+import tempfile
 import unittest
+from unittest import mock
 
 from pidmax import console, judge
 from pidmax.formula import expected
 from pidmax.joblist import fields
+from pidmax.tables import HARNESS
 
 FIX = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "fixtures")
 
@@ -95,6 +100,111 @@ class JudgeTest(unittest.TestCase):
     def test_lines_read_back(self):
         v = judge.judge(job(254), record("hotplug-255.log"))
         self.assertEqual(judge.read_verdict(v.lines()), v)
+
+
+# A boot of 6.1's small-maxsmp-wide-kmod (BASE_SMALL, 33 possible CPUs,
+# one online) whose guest loaded the suite as a module, pid_max_kunit.ko.
+MODULE_LOG = "kunit-module-hotplug-033-6.1.log"
+LOAD_FAILED = ("insmod exit 1: insmod: can't insert "
+               "'/lib/modules/pid_max_kunit.ko': unknown symbol in module, or "
+               "unknown parameter")
+
+
+def module_job(kunit="m"):
+    e = expected(33, True, True)
+    return job(33, kunit=kunit, pid_max=str(e.pid_max),
+               pid_max_min=str(e.minimum), pid_max_max=str(e.limit),
+               line_default=str(e.pid_max), line_min=str(e.minimum))
+
+
+class KunitModuleTest(unittest.TestCase):
+    """A kernel with the suite as a module (kunit=m): the module's load
+    and the suite's seven cases, the cases of config/kunit-pid_max.cases
+    as a built-in suite's."""
+
+    def setUp(self):
+        patch = mock.patch.dict(os.environ, {"PIDMAX_KUNIT_CASES": os.path.join(
+            HARNESS, "config", "kunit-pid_max.cases")})
+        patch.start()
+        self.addCleanup(patch.stop)
+        with open(os.path.join(FIX, MODULE_LOG), encoding="latin-1",
+                  newline="") as f:
+            self.text = f.read()
+        self.dir = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.dir)
+
+    def edited(self, *edits):
+        """The record of the module boot's log with each (PATTERN,
+        REPLACEMENT) of EDITS made on it, line by line; each must match."""
+        text = self.text
+        for pattern, replacement in edits:
+            text, n = re.subn(pattern, replacement, text, flags=re.M)
+            self.assertGreater(n, 0, pattern)
+        log = os.path.join(self.dir, "x.log")
+        with open(log, "w", encoding="latin-1", newline="") as f:
+            f.write(text)
+        return fields(console.parse(log)[0])
+
+    def kunit_check(self, v):
+        return [c for c in v.checks if c.name == "kunit"][0]
+
+    def test_module_loaded_and_passing(self):
+        r = record(MODULE_LOG)
+        self.assertEqual((r["modules"], r["insmod_failed"], r["kunit_plan"],
+                          r["kunit_oks"]), ("pid_max_kunit", "none", "7", "7"))
+        v = judge.judge(module_job(), r)
+        self.assertEqual((v.verdict, v.reason), ("pass", ""))
+        self.assertEqual(self.kunit_check(v).result, "ok")
+        # The same cases pass the same way for a built-in suite.
+        self.assertEqual(judge.judge(module_job("1"), r).verdict, "pass")
+        self.assertEqual(self.kunit_check(judge.judge(module_job("0"), r))
+                         .result, "skip")
+
+    def test_module_load_failing(self):
+        # What the guest shows when insmod fails: no suite, its not ok.
+        r = self.edited((r"^    # Subtest: pid_max\r?\n(.*\n)*?ok 1 pid_max\r?\n",
+                         ""),
+                        (r"^# insmod: pid_max_kunit.ko loaded",
+                         "# insmod: pid_max_kunit.ko did not load: "
+                         + LOAD_FAILED),
+                        (r"^ok 6 insmod_pid_max_kunit",
+                         "not ok 6 insmod_pid_max_kunit # " + LOAD_FAILED))
+        v = judge.judge(module_job(), r)
+        self.assertEqual(v.verdict, "fail")
+        self.assertEqual(failed(v), ["guest_checks", "kunit"])
+        self.assertEqual(self.kunit_check(v).reason, "KUnit suite pid_max: a "
+                         "module did not load: pid_max_kunit: " + LOAD_FAILED)
+
+    def test_no_module_loaded(self):
+        # A module kernel whose guest loaded nothing: its suite never ran.
+        r = self.edited((r"^# insmod(.*\n)*?(?=PIDMAX-HARNESS-BEGIN)", ""),
+                        (r"^1\.\.7\r$", "1..6\r"),
+                        (r"^ok 6 insmod_pid_max_kunit\r\n", ""),
+                        (r"^ok 7 kernel_log_clean", "ok 6 kernel_log_clean"))
+        v = judge.judge(module_job(), r)
+        self.assertEqual(failed(v), ["kunit"])
+        self.assertTrue(self.kunit_check(v).reason.startswith(
+            "KUnit suite pid_max: none, no module loaded"))
+        self.assertEqual(judge.judge(module_job("0"), r).verdict, "pass")
+
+    def test_a_case_missing(self):
+        r = self.edited((r"^    ok 5 pid_max_32bit\r\n", ""),
+                        (r"^    1\.\.7\r$", "    1..6\r"))
+        v = judge.judge(module_job(), r)
+        self.assertEqual(failed(v), ["kunit"])
+        self.assertEqual(self.kunit_check(v).reason,
+                         "KUnit suite pid_max: case pid_max_32bit is missing")
+
+    def test_a_case_failing(self):
+        r = self.edited((r"^    ok 3 pid_max_limit", "    not ok 3 pid_max_limit"),
+                        (r"^ok 1 pid_max\r$", "not ok 1 pid_max\r"))
+        v = judge.judge(module_job(), r)
+        self.assertEqual(self.kunit_check(v).reason, "KUnit suite pid_max: "
+                         "notok, failed cases: pid_max_limit_at_4096_cpu_ids")
+
+    def test_unknown_kunit_refused(self):
+        with self.assertRaisesRegex(ValueError, "kunit is y, not one of"):
+            judge.judge(module_job("y"), record(MODULE_LOG))
 
 
 if __name__ == "__main__":

@@ -73,8 +73,14 @@ class PlanTest(unittest.TestCase):
                          ("x86_64", (0, 0, 0)))
         self.assertEqual(facts(base.replace("CONFIG_X86=y", "CONFIG_ARM64=y")),
                          ("arm64", (0, 1, 0)))
-        self.assertEqual(kconfig.Config(CONFIG_61.replace(
-            "full", "full-kunit")).pid_params(), (0, 1, 1))
+        with open(CONFIG_61.replace("full", "full-kunit")) as f:
+            kunit = f.read()
+        self.assertEqual(facts(kunit)[1], (0, 1, 1))
+        # The suite as a module: "m", which the guest loads (kunit=m).
+        module = kunit.replace("CONFIG_PID_MAX_KUNIT_TEST=y",
+                               "CONFIG_PID_MAX_KUNIT_TEST=m")
+        self.assertEqual(facts(module)[1], (0, 1, 0))
+        self.assertEqual(facts(module + "CONFIG_MODULES=y\n")[1], (0, 1, "m"))
         with self.assertRaisesRegex(ValueError, "sets none of the arch"):
             facts(base.replace("CONFIG_X86=y", ""))
         with self.assertRaisesRegex(ValueError, "is not readable"):

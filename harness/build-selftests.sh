@@ -5,34 +5,42 @@
 # Makefile on the host and packed into a cpio archive that a guest gets
 # beside its initramfs: /selftests/pid_namespace/NAME.
 #
-# Usage: harness/build-selftests.sh [--arch A] [--stock] BUILD_DIR TREE
+# Usage: harness/build-selftests.sh [--arch A] [--stock|--series] BUILD_DIR TREE
 # Needs the tree unpacked by build-kernel.sh (BUILD_DIR/src/linux-source-
-# TREE). Prints "CPIO COUNT" (the archive and how many programs it holds),
-# or nothing when the tree has no pid_namespace selftests. Builds again
-# only when the selftests' sources changed. --arch A cross-builds them
-# with harness/arches' compiler; --stock builds them as the tree's
-# tarball has them, without the series (the selftests a kernel's
-# maintainers would run unchanged).
+# TREE), as its series left it. Prints "CPIO COUNT" (the archive and how
+# many programs it holds), or nothing when the tree has no pid_namespace
+# selftests. Builds again only when the selftests' sources changed.
+# --arch A cross-builds them with harness/arches' compiler; --stock
+# builds them as the tree's tarball has them, without the series (the
+# selftests a kernel's maintainers would run unchanged); --series as the
+# tarball has them with the series' changes to them alone, in a folder
+# of their own (for a kernel the sweep did not build, Debian's own,
+# whatever state the shared tree is in). Neither needs the tree unpacked.
 set -euo pipefail
 
 HARNESS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=harness/lib.sh
 . "$HARNESS/lib.sh"
-USAGE="Usage: harness/build-selftests.sh [--arch A] [--stock] BUILD_DIR TREE
+USAGE="Usage: harness/build-selftests.sh [--arch A] [--stock|--series] BUILD_DIR TREE
 Build TREE's pid_namespace selftests static and pack them into
-BUILD_DIR/selftests-TREE[-A][-stock].cpio; print \"CPIO COUNT\", or
-nothing when the tree has none.
+BUILD_DIR/selftests-TREE[-A][-stock|-series].cpio; print \"CPIO COUNT\",
+or nothing when the tree has none.
   --arch A  for architecture A of harness/arches (default x86_64)
-  --stock   as the tree's tarball has them, without the series"
+  --stock   as the tree's tarball has them, without the series
+  --series  as the tree's tarball has them with the series' changes to
+            them, not from the shared tree (a kernel not built here)"
 
 main() {
-	local arch=x86_64 stock=0
-	parse_options "$USAGE" "arch:,stock" "$@"
+	local arch=x86_64 how=""
+	parse_options "$USAGE" "arch:,stock,series" "$@"
 	set -- "${OPTS[@]}"
 	while [[ $1 != -- ]]; do
 		case $1 in
 		--arch) arch=$2; shift ;;
-		--stock) stock=1 ;;
+		--stock | --series)
+			[[ -z $how || $how == "${1#--}" ]] || usage_error "--stock or --series, not both"
+			how=${1#--}
+			;;
 		esac
 		shift
 	done
@@ -42,19 +50,25 @@ main() {
 	local build tree=$2 name=$2
 	build=$(cd "$1" && pwd) || die "no build folder $1"
 	[[ $arch == x86_64 ]] || name+=-$arch
-	((stock == 0)) || name+=-stock
+	[[ -z $how ]] || name+=-$how
 	local src="$build/src/linux-source-$tree" gen="$build/bin/gen_init_cpio"
-	[[ -d $src ]] || die "$src is missing: harness/build-kernel.sh $build $tree BUILD first"
-	((stock == 0)) || src=$(stock_sources "$build" "$tree") || die "no stock selftests of $tree (see above)"
+	case $how in
+	stock) src=$(stock_sources "$build" "$tree") || die "no stock selftests of $tree (see above)" ;;
+	series) src=$(series_sources "$build" "$tree") || die "no selftests of $tree with its series (see above)" ;;
+	*) [[ -d $src ]] || die "$src is missing: harness/build-kernel.sh $build $tree BUILD first" ;;
+	esac
 	local dir="$src/tools/testing/selftests/pid_namespace"
 	[[ -r $dir/Makefile ]] || return 0
 	[[ -x $gen ]] || die "$gen is missing: harness/build-initramfs.sh $build first"
 	local out="$build/selftests-$name" cpio="$build/selftests-$name.cpio" id
 	id=$(cat "$dir"/* "${BASH_SOURCE[0]}" "$ARCH_TABLE" | sha256sum | cut -d' ' -f1)
 	if [[ ! -f $cpio || $(cat "$cpio.id" 2>/dev/null) != "$id" ]]; then
-		local how=static
-		((stock == 0)) || how+=", as the tarball has them"
-		info "building the pid_namespace selftests of $tree for $arch ($how)"
+		local what=static
+		case $how in
+		stock) what+=", as the tarball has them" ;;
+		series) what+=", the tarball's with the series' changes" ;;
+		esac
+		info "building the pid_namespace selftests of $tree for $arch ($what)"
 		rm -rf "$out" "$cpio.id"
 		mkdir -p "$out"
 		# lib.mk's CC is $(CROSS_COMPILE)gcc.
@@ -73,10 +87,11 @@ main() {
 # stock_sources BUILD TREE: a folder holding what the pid_namespace
 # selftests build from (their folder, lib.mk and the headers they
 # include, tools/include), as TREE's tarball has them; extracted into
-# BUILD once per tarball. Prints the folder.
+# BUILD once per tarball. Prints the folder. $PIDMAX_TARBALL overrides
+# the tarball (the self-tests' fake one), as in build-kernel.sh.
 stock_sources() {
 	local tarball dir="$1/src/selftests-stock-$2" id top
-	tarball=$(tree_tarball "$1" "$2") || return 1
+	tarball=${PIDMAX_TARBALL:-$(tree_tarball "$1" "$2")} || return 1
 	id=$(stat -c '%s %Y' "$tarball")
 	if [[ $(cat "$dir/.harness-tarball" 2>/dev/null) != "$id" ]]; then
 		rm -rf "$dir"
@@ -90,6 +105,39 @@ stock_sources() {
 			"$top/tools/testing/selftests/kselftest_harness.h" "$top/tools/include" ||
 			die "could not extract the selftests from $tarball"
 		echo "$id" >"$dir/.harness-tarball"
+	fi
+	echo "$dir"
+}
+
+# series_sources BUILD TREE: stock_sources' folder copied, with the
+# changes of TREE's series (harness/trees; $PIDMAX_SERIES_DIR overrides
+# it) to the pid_namespace selftests applied: git apply --include, with
+# no fuzz, takes those files of each patch and leaves the rest (kernel/
+# and the others, not in the folder). Made again when the tarball or the
+# series changed. Prints the folder.
+series_sources() {
+	local stock series dir="$1/src/selftests-series-$2" id p
+	local -a patches
+	stock=$(stock_sources "$1" "$2") || return 1
+	series=${PIDMAX_SERIES_DIR:-$(tree_series_dir "$2")} || return 1
+	[[ -r $series/series ]] || die "$series/series is missing"
+	series=$(cd "$series" && pwd)
+	mapfile -t patches < <(grep -v -E '^[[:space:]]*(#|$)' "$series/series")
+	id=$( (cat "$stock/.harness-tarball" "$series/series" && cd "$series" && cat "${patches[@]}") |
+		sha256sum | cut -d' ' -f1) || die "the series of $series/series is not readable"
+	if [[ $(cat "$dir/.harness-series" 2>/dev/null) != "$id" ]]; then
+		rm -rf "$dir" "$dir.tmp"
+		cp -a "$stock" "$dir.tmp"
+		for p in "${patches[@]}"; do
+			# Git would take a repository around the build folder (this
+			# checkout's) for its own and skip paths outside it: none
+			# is looked for above the folder.
+			(cd "$dir.tmp" && GIT_CEILING_DIRECTORIES=$1/src git apply \
+				--include='tools/testing/selftests/pid_namespace/*' "$series/$p") ||
+				die "$p does not apply to the pid_namespace selftests of $2"
+		done
+		echo "$id" >"$dir.tmp/.harness-series"
+		mv "$dir.tmp" "$dir"
 	fi
 	echo "$dir"
 }

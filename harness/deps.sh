@@ -15,10 +15,11 @@ set -euo pipefail
 # The kernel tree under test comes from Debian's own source package;
 # gcc..libssl-dev build it, busybox-static and cpio make the initramfs,
 # gnuplot-nox draws the results; python3 runs harness/pidmax (the parser,
-# judge and reporter), and python3-pyflakes checks it.
+# judge and reporter), and python3-pyflakes checks it; git applies the
+# series' changes to the selftests alone (build-selftests.sh --series).
 BUILD_PKGS=(linux-source-6.1 xz-utils gcc make flex bison bc libelf-dev
 	libssl-dev perl quilt patch busybox-static cpio qemu-system-x86
-	gawk coreutils gnuplot-nox python3)
+	gawk coreutils gnuplot-nox python3 git)
 TEST_PKGS=(shellcheck linux-source-6.12 python3 python3-yaml python3-pyflakes)
 SELF_PKGS=(shellcheck python3 python3-yaml python3-pyflakes gawk coreutils)
 

@@ -158,12 +158,19 @@ def sweep_kernels(o, want):
 
 
 def selftests(o, kernels, want):
-    """"CPIO N" of the tree's own pid_namespace selftests
-    (build-selftests.sh) when the sweep builds the tree's kernels and
-    boots the scenarios or the holes; "" for a --kernel, or a tree
-    without them."""
-    if not any(k.build for k in kernels) or \
-            not {"scenario", "holes"} & set(want):
+    """"CPIO N" of the tree's own pid_namespace selftests with its series
+    (build-selftests.sh) for a sweep that boots the scenarios or the
+    holes: from the tree the sweep's kernels were built of, or for
+    Debian's own kernel of the tree (--kernel debian: O.stock) the
+    tarball's with the series' changes (--series), judged there by the
+    same rules, since the series' selftests pass without it too; "" for
+    a --kernel FILE, or a tree without them."""
+    if not {"scenario", "holes"} & set(want):
+        return ""
+    if o.stock:
+        return script("build-selftests.sh", "--arch", o.arch, "--series",
+                      o.build, o.tree)[1]
+    if not any(k.build for k in kernels):
         return ""
     return script("build-selftests.sh", "--arch", o.arch, o.build, o.tree)[1]
 

@@ -71,3 +71,46 @@ test_full_disk_named() {
 		return 1
 	}
 }
+
+# selftests_tree TOP VALUE: a tree's pid_namespace selftests (a "program"
+# t, its source copied by a Makefile of their own) and what
+# build-selftests.sh extracts beside them, with kernel/pid.c.
+selftests_tree() {
+	local st="$1/tools/testing/selftests"
+	mkdir -p "$st/pid_namespace" "$st/pidfd" "$st/clone3" "$1/tools/include" "$1/kernel"
+	touch "$st/lib.mk" "$st/kselftest.h" "$st/kselftest_harness.h"
+	printf 'int x = %s;\n' "$2" >"$st/pid_namespace/t.c"
+	printf 'int pid = %s;\n' "$2" >"$1/kernel/pid.c"
+	printf 'all:\n\tcp t.c $(OUTPUT)/t && chmod +x $(OUTPUT)/t\n' >"$st/pid_namespace/Makefile"
+}
+
+# build-selftests.sh --series: the tarball's pid_namespace selftests with
+# the series' changes to them alone (its change to kernel/pid.c, not
+# extracted, left out), from a build folder inside a git checkout (git
+# apply would skip them there, silently, unless kept from it), made
+# again when the series changes; --stock has the tarball's own.
+test_selftests_with_the_series() {
+	needs git git
+	local rc=0 b="$TMP/repo/build" s="$TMP/series" out
+	selftests_tree "$TMP/a" 1
+	tar -C "$TMP" -cJf "$TMP/linux-source-9.9.tar.xz" --transform 's|^a|linux-source-9.9|' a
+	selftests_tree "$TMP/b" 2
+	mkdir -p "$s"
+	(cd "$TMP" && diff -ru a b) >"$s/one.patch" || true
+	grep -q '^+++ b/kernel/pid.c' "$s/one.patch" || { echo "no patch of kernel/pid.c: $(cat "$s/one.patch")"; return 1; }
+	echo one.patch >"$s/series"
+	git init -q "$TMP/repo"
+	fake_build "$b"
+	out=$(PIDMAX_TARBALL="$TMP/linux-source-9.9.tar.xz" PIDMAX_SERIES_DIR="$s" \
+		"$HARNESS/build-selftests.sh" --series "$b" 9.9) || return 1
+	expect_eq "cpio" "$out" "$b/selftests-9.9-series.cpio 1" || rc=1
+	expect_eq "series'" "$(cat "$b/selftests-9.9-series/t")" "int x = 2;" || rc=1
+	out=$(PIDMAX_TARBALL="$TMP/linux-source-9.9.tar.xz" "$HARNESS/build-selftests.sh" --stock "$b" 9.9) || return 1
+	expect_eq "stock" "$(cat "$b/selftests-9.9-stock/t")" "int x = 1;" || rc=1
+	sed -i 's/^+int x = 2;/+int x = 3;/' "$s/one.patch"
+	PIDMAX_TARBALL="$TMP/linux-source-9.9.tar.xz" PIDMAX_SERIES_DIR="$s" \
+		"$HARNESS/build-selftests.sh" --series "$b" 9.9 >/dev/null || return 1
+	expect_eq "series changed" "$(cat "$b/selftests-9.9-series/t")" "int x = 3;" || rc=1
+	must_fail "--stock or --series, not both" "$HARNESS/build-selftests.sh" --stock --series "$b" 9.9 || rc=1
+	return $rc
+}

@@ -54,10 +54,36 @@ class KernelsTest(unittest.TestCase):
         o.stock = True
         self.assertEqual(sk.sweep_kernels(o, ["online"])[2], "no")
 
+    def test_selftests_for_debian_and_built_kernels(self):
+        """The series' selftests for the scenarios and the holes: from
+        the shared tree for kernels built here, from the tarball with the
+        series' changes (--series) for Debian's own; none for a kernel
+        file or without those tiers."""
+        built = sk.Kernel("/b/Image", "/b/.config", "9.9-full", "full", ())
+        debian = sk.Kernel("/d/vmlinuz", "/d/.config", "vmlinuz", "", ())
+        calls = []
+
+        def script(name, *args, **kw):
+            calls.append((name, *args))
+            return 0, "/b/selftests.cpio 3"
+        cases = ((False, built, ["holes"], ("--arch", "arm64", "/b", "9.9")),
+                 (True, debian, ["scenario"],
+                  ("--arch", "arm64", "--series", "/b", "9.9")),
+                 (True, debian, ["online"], None),
+                 (False, debian, ["holes"], None))
+        for stock, kernel, want, args in cases:
+            calls.clear()
+            o = self.options(arch="arm64", build="/b", stock=stock)
+            with mock.patch.object(sk, "script", script):
+                got = sk.selftests(o, [kernel], want)
+            self.assertEqual(got, "/b/selftests.cpio 3" if args else "")
+            self.assertEqual(calls, [("build-selftests.sh", *args)]
+                             if args else [])
+
     def test_unbuilt_tiers_are_skips(self):
         o = self.options()
         with mock.patch.object(sk.tables, "trees",
-                               return_value={"9.9": ("sid", "s")}):
+                               return_value={"9.9": ("sid", "s", "-")}):
             lines = sk.unbuilt_jobs(o, [("9.9-full-big", "full-big",
                                          ["hotplug", "possible"])])
         self.assertEqual(lines[1], "name=9.9-full-big-possible\ttier=possible"

@@ -175,6 +175,19 @@ class KunitModuleTest(unittest.TestCase):
         self.assertEqual(self.kunit_check(v).reason, "KUnit suite pid_max: a "
                          "module did not load: pid_max_kunit: " + LOAD_FAILED)
 
+    def test_module_load_failing_recorded(self):
+        # A real failed load: 7.3's stock arm64 kernel given the patched
+        # kernel's pid_max_kunit.ko (its .config edited to say =m), which
+        # needs the export of pid_max_scale() that the stock kernel lacks.
+        r = record("kunit-module-unknown-symbol-7.3-arm64.log")
+        self.assertEqual((r["modules"], r["kunit"]), ("none", "none"))
+        v = judge.judge(job(1, kunit="m"), r)
+        self.assertEqual(failed(v), ["guest_checks", "kunit"])
+        self.assertEqual(self.kunit_check(v).reason, "KUnit suite pid_max: a "
+                         "module did not load: pid_max_kunit: insmod exit 2: "
+                         "insmod: can't insert '/lib/modules/pid_max_kunit.ko'"
+                         ": unknown symbol in module, or unknown parameter")
+
     def test_no_module_loaded(self):
         # A module kernel whose guest loaded nothing: its suite never ran.
         r = self.edited((r"^# insmod(.*\n)*?(?=PIDMAX-HARNESS-BEGIN)", ""),

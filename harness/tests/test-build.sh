@@ -114,3 +114,38 @@ test_selftests_with_the_series() {
 	must_fail "--stock or --series, not both" "$HARNESS/build-selftests.sh" --stock --series "$b" 9.9 || rc=1
 	return $rc
 }
+
+# build-initramfs.sh --modules: the modules a kernel's modules.order
+# lists (kernel/NAME.ko as 6.1 writes it, kernel/NAME.o since 6.2), in
+# its order, as /lib/modules/NAME.ko, their names in /lib/modules/order;
+# no archive for a kernel that builds none; a listed module that is
+# missing, or a kernel without CONFIG_MODULES, is an error.
+test_modules_archive() {
+	local b="$TMP/b" obj="$TMP/obj" rc=0 out
+	mkdir -p "$b/bin" "$obj/kernel" "$obj/lib"
+	# The fake packer prints its list in place of an archive.
+	printf '#!/bin/sh\n[ "$1 $2" = "-t 0" ] || exit 1\ncat "$3"\n' >"$b/bin/gen_init_cpio"
+	chmod +x "$b/bin/gen_init_cpio"
+	printf 'CONFIG_MODULES=y\n' >"$obj/.config"
+	printf 'kernel/pid_max_kunit.o\nlib/other.ko\n' >"$obj/modules.order"
+	touch "$obj/kernel/pid_max_kunit.ko" "$obj/lib/other.ko"
+	out=$("$HARNESS/build-initramfs.sh" --modules "$obj" "$b")
+	expect_eq "printed" "$out" "$obj/modules.cpio" || rc=1
+	expect_eq "archive" "$(cat "$obj/modules.cpio")" "dir /lib 0755 0 0
+dir /lib/modules 0755 0 0
+file /lib/modules/pid_max_kunit.ko $obj/kernel/pid_max_kunit.ko 0644 0 0
+file /lib/modules/other.ko $obj/lib/other.ko 0644 0 0
+file /lib/modules/order $obj/modules.names 0644 0 0" || rc=1
+	expect_eq "order" "$(cat "$obj/modules.names")" "pid_max_kunit.ko
+other.ko" || rc=1
+	: >"$obj/modules.order"
+	expect_eq "none" "$("$HARNESS/build-initramfs.sh" --modules "$obj" "$b")" "" || rc=1
+	[[ ! -e $obj/modules.cpio ]] || { echo "an archive of no module stayed"; rc=1; }
+	echo "kernel/gone.o" >"$obj/modules.order"
+	must_fail "names kernel/gone.o, but $obj/kernel/gone.ko is missing" \
+		"$HARNESS/build-initramfs.sh" --modules "$obj" "$b" || rc=1
+	: >"$obj/.config"
+	must_fail "the kernel builds no modules" \
+		"$HARNESS/build-initramfs.sh" --modules "$obj" "$b" || rc=1
+	return $rc
+}

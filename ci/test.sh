@@ -57,6 +57,9 @@ step series-6.12 "linux-source-6.12, quilt" "30 s" "the same on 6.12" ci/check-s
 step series-7.3 "linux-source-7.3 (fetched), quilt" "40 s" \
 	"mainline/'s series on 7.3: the same checks (a SKIP if trixie-backports is unreachable)" \
 	ci/check-series.sh --mainline
+step send-7.3 "linux-source-7.3 (fetched), git, python3, perl" "2.5 min" \
+	"harness/send-series.sh with a made-up identity: signed, per-patch To/Cc, applies with git am" \
+	ci/check-send.sh @OUT@/send
 # 6.12 takes 6.1's series unchanged (series-6.12 applies it): its
 # prefixes are 6.1's, compiled once.
 step prefixes-6.1 "linux-source-6.1, quilt, gcc" "1.5 min" \
@@ -180,9 +183,9 @@ step boot-7.3 "linux-source-7.3 (fetched), QEMU, 1 build" "15 s" \
 # under 5 minutes once the kernels are built. kunit: the suite through
 # the kernel's own kunit.py, run under UML and exec'd.
 declare -A STEP_GROUPS=(
-	[all]="shellcheck self-tests series-6.1 series-6.12 series-7.3 prefixes-6.1 prefixes-7.3 sweep-6.1 kunit-exec-6.1 baseline-6.1 wide-6.1 mutants-6.1 sweep-6.12 sweep-7.3 kunit-exec-7.3 sweep-debian sweep-debian-7.3 sweep-7.3-arm64 sweep-debian-arm64 sweep-debian-7.3-arm64 kunit-parse"
+	[all]="shellcheck self-tests series-6.1 series-6.12 series-7.3 send-7.3 prefixes-6.1 prefixes-7.3 sweep-6.1 kunit-exec-6.1 baseline-6.1 wide-6.1 mutants-6.1 sweep-6.12 sweep-7.3 kunit-exec-7.3 sweep-debian sweep-debian-7.3 sweep-7.3-arm64 sweep-debian-arm64 sweep-debian-7.3-arm64 kunit-parse"
 	[kunit]="kunit-uml kunit-uml-7.3 kunit-run-7.3-arm64 kunit-exec-6.1 kunit-exec-7.3"
-	[quick]="shellcheck self-tests series-6.1 series-6.12 series-7.3 boot-6.1 boot-6.12 boot-7.3"
+	[quick]="shellcheck self-tests series-6.1 series-6.12 series-7.3 send-7.3 boot-6.1 boot-6.12 boot-7.3"
 )
 
 USAGE="Usage: ci/test.sh [--list] [STEP|GROUP]...

@@ -211,7 +211,8 @@ def verb_plan(verbs):
                           ("possible", ""), ("wide-online", ""),
                           ("wide-hotplug", ""), ("holes", "")):
         p.add_argument("--" + name, default=default, metavar="LIST")
-    p.add_argument("--scenarios", choices=("yes", "no"), default="yes")
+    p.add_argument("--scenarios", choices=("yes", "no", "selftests"),
+                   default="yes")
     p.add_argument("--series", choices=("yes", "auto", "no"), default="yes")
     p.add_argument("--wide-qemu", default="", metavar="FILE")
     for name in ("selftests", "selftests-unchanged"):

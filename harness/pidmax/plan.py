@@ -42,7 +42,9 @@ boots run on and how that machine describes its CPUs (FIRMWARE):
              of range, nr_cpus=40, possible_cpus=40 and maxcpus=2
   selftests  (--selftests "CPIO N", with the scenarios) one boot, one
              CPU: the kernel's own N pid_namespace selftests of CPIO
-             (build-selftests.sh), each a KTAP line that must pass
+             (build-selftests.sh), each a KTAP line that must pass;
+             --scenarios selftests plans that boot alone (a skip
+             without --selftests)
   holes      (dt only) for each N of --holes (at least 4): -smp N,
              maxcpus=1 and a device tree without the enable method of
              cpu@1 to cpu@N/4 (holes-NNN-h1-Q: N - N/4 possible CPUs,
@@ -173,7 +175,7 @@ def wide_tiers(m, online, hotplug, cfg, qemu, slots):
     return out
 
 
-def scenarios(m, version, slots, selftests):
+def scenarios(m, version, slots, selftests, alone=False):
     """Six boots, 64 possible CPUs and one online (all 64 online where
     the kernel does not count QEMU's not-present CPUs): the extended
     checks (bad writes, PIDs above 32768 and the wrap, exhaustion, pid_max
@@ -182,7 +184,10 @@ def scenarios(m, version, slots, selftests):
     variants) and refused out of range; nr_cpus= and possible_cpus=
     lower nr_cpu_ids, so pid_max follows, maxcpus= only limits the CPUs
     brought up, so it does not. And the kernel's own pid_namespace
-    selftests (SELFTESTS "CPIO N"), one CPU."""
+    selftests (SELFTESTS "CPIO N"), one CPU: ALONE plans that boot
+    alone."""
+    if alone:
+        return selftests_boot(m, selftests)
     s64, on, on40 = ("1,maxcpus=64", 1, 1) if slots else ("64", 64, 40)
     out = [
         m.job("extended-064", "scenario", 64, on, s64,
@@ -196,11 +201,19 @@ def scenarios(m, version, slots, selftests):
         m.job("possible_cpus-40", "scenario", 40, on40, s64,
               append="possible_cpus=40"),
         m.job("maxcpus-2", "scenario", 40, 2, "40", append="maxcpus=2")]
-    if selftests:
-        cpio, count = selftests.rsplit(" ", 1)
-        out.append(m.job("selftests", "scenario", 1, 1, "1",
-                         initrd_extra=cpio, selftests=count))
-    return out
+    return out + (selftests_boot(m, selftests) if selftests else [])
+
+
+def selftests_boot(m, selftests):
+    """The boot of the selftests SELFTESTS ("CPIO N"), one CPU; without
+    them a skip with the reason."""
+    if not selftests:
+        return [m.skip("selftests", "scenario", "no pid_namespace selftests "
+                       "for this kernel: the sweep gives them to its own "
+                       "kernels and Debian's (build-selftests.sh)")]
+    cpio, count = selftests.rsplit(" ", 1)
+    return [m.job("selftests", "scenario", 1, 1, "1", initrd_extra=cpio,
+                  selftests=count)]
 
 
 def dt_tiers(m, hotplug, online, holes, selftests, unchanged):
@@ -311,7 +324,7 @@ def plan(o):
         out += dt_possible_tier(m, lists["possible"], cfg)
         for tier, given in (("wide-online", lists["wide_online"]),
                             ("wide-hotplug", lists["wide_hotplug"]),
-                            ("scenario", o.scenarios == "yes")):
+                            ("scenario", o.scenarios != "no")):
             if given:
                 out.append(m.skip(tier, tier, f"{arch.name} boots a device "
                                   f"tree: the {tier} tier is x86-64's (the "
@@ -325,8 +338,9 @@ def plan(o):
     out += possible_tier(m, lists["possible"], cfg, slots)
     out += wide_tiers(m, lists["wide_online"], lists["wide_hotplug"], cfg,
                       o.wide_qemu, slots)
-    if o.scenarios == "yes":
-        out += scenarios(m, cfg.version, slots, o.selftests)
+    if o.scenarios != "no":
+        out += scenarios(m, cfg.version, slots, o.selftests,
+                         o.scenarios == "selftests")
     return out
 
 

@@ -125,12 +125,15 @@ def only_tiers(o):
         tier, sep, value = t.partition(":")
         if t == "scenarios":
             o.scenarios = "yes"
+        elif t == "selftests":
+            # The selftests' boot of the scenarios alone (with them: all).
+            o.scenarios = "yes" if o.scenarios == "yes" else "selftests"
         elif sep and tier in ONLY:
             setattr(o, ONLY[tier], value)
         else:
             raise UsageError("--only wants TIER:LIST (hotplug, online, "
-                             "possible, wide-online, wide-hotplug, holes) or "
-                             f"scenarios, not '{t}'")
+                             "possible, wide-online, wide-hotplug, holes), "
+                             f"scenarios or selftests, not '{t}'")
 
 
 def check_lists(o, repo):
@@ -138,6 +141,9 @@ def check_lists(o, repo):
     --jobs, --shard and --out."""
     if o.only:
         only_tiers(o)
+    elif o.scenarios not in ("yes", "no"):
+        raise UsageError("--scenarios wants yes or no, not "
+                         f"'{o.scenarios}'")
     bounds = (("cpus", o.maxcpus, 1), ("online", o.maxcpus, 1),
               ("holes", o.maxcpus, 4), ("possible", MAX_NR_CPUS, 1),
               ("wide_online", MAX_Q35_CPUS, 1),
@@ -165,10 +171,7 @@ def check_lists(o, repo):
         o.out = o.out or os.path.join(
             repo, "results", f"shard-{o.shard_i}-of-{o.shard_n}")
     o.out = o.out or os.path.join(repo, "results")
-    if o.scenarios not in ("yes", "no"):
-        raise UsageError("--scenarios wants yes or no, not "
-                         f"'{o.scenarios}'")
-    if not any(o.counts.values()) and o.scenarios != "yes":
+    if not any(o.counts.values()) and o.scenarios == "no":
         raise UsageError("every tier's list is empty and --scenarios is no: "
                          "nothing to boot")
 
@@ -177,7 +180,7 @@ def wanted_tiers(o):
     """The tiers the options ask for (the kernel table's names)."""
     w = [t for t, name in (("hotplug", "cpus"), ("online", "online"))
          if o.counts[name]]
-    w += ["scenario"] if o.scenarios == "yes" else []
+    w += ["scenario"] if o.scenarios != "no" else []
     w += [t for t, name in ONLY.items()
           if t not in ("hotplug", "online") and o.counts[name]]
     return w
@@ -192,7 +195,7 @@ def plan_options(o, tiers, **given):
     p = types.SimpleNamespace(cpus="", cpus_given=True, **given)
     if "hotplug" in tiers:
         p.cpus, p.cpus_given = o.cpus, o.cpus_given
-    p.scenarios = "yes" if "scenario" in tiers else "no"
+    p.scenarios = o.scenarios if "scenario" in tiers else "no"
     for t, name in ONLY.items():
         if t != "hotplug":
             setattr(p, name, getattr(o, name) if t in tiers else "")
@@ -235,8 +238,9 @@ Options:
   --only TIER:LIST boot only these tiers, each at its LIST (repeatable;
                    every tier not named is off): hotplug, online,
                    possible, wide-online, wide-hotplug, holes, and
-                   scenarios (no LIST). One boot: --only online:8. Not
-                   with the tiers' own options below
+                   scenarios (no LIST); selftests (no LIST) the
+                   scenarios' selftests boot alone. One boot: --only
+                   online:8. Not with the tiers' own options below
   --holes LIST     holes tier CPU counts N, at least 4 (arm64;
                    default: {arm64[holes]}); "" skips the tier
   --cpus LIST      hotplug tier CPU counts (default: all = 1-255);

@@ -145,6 +145,24 @@ class PlanTest(unittest.TestCase):
         self.assertEqual((j["possible"], j["cpu_ids"], j["pid_max"]),
                          ("48", "64", str(expected(64, False).pid_max)))
 
+    def test_selftests_boot_alone(self):
+        """--scenarios selftests: the selftests' boot of the scenarios
+        alone, one CPU; without selftests a skip with the reason."""
+        lines = plan.plan(options(CONFIG_61, scenarios="selftests",
+                                  selftests="/s.cpio 3"))
+        self.assertEqual(len(lines), 1)
+        j = fields(lines[0])
+        self.assertEqual((j["name"], j["tier"], j["smp"], j["initrd_extra"],
+                          j["selftests"]), ("t-selftests", "scenario", "1",
+                                            "/s.cpio", "3"))
+        everything = plan.plan(options(CONFIG_61, scenarios="yes",
+                                       selftests="/s.cpio 3"))
+        self.assertEqual(everything[-1], lines[0])
+        self.assertEqual(len(everything), 7)
+        j = fields(plan.plan(options(CONFIG_61, scenarios="selftests"))[0])
+        self.assertEqual(j["name"], "t-selftests")
+        self.assertIn("no pid_namespace selftests for this kernel", j["skip"])
+
     def test_usage_errors(self):
         with self.assertRaisesRegex(plan.UsageError, "--holes: .*outside 4-"):
             plan.plan(options(CONFIG_61, holes="2"))

@@ -41,6 +41,19 @@ class OptionsTest(unittest.TestCase):
                          ["online", "wide-hotplug"])
         self.assertEqual(read("--only", "scenarios").scenarios, "yes")
 
+    def test_only_selftests_is_their_boot_alone(self):
+        o = read("--only", "selftests", "--only", "hotplug:1")
+        self.assertEqual((o.scenarios, o.cpus), ("selftests", "1"))
+        self.assertEqual(sweep_options.wanted_tiers(o),
+                         ["hotplug", "scenario"])
+        p = sweep_options.plan_options(o, ("hotplug", "scenario"))
+        self.assertEqual(p.scenarios, "selftests")
+        self.assertEqual(sweep_options.plan_options(o, ("hotplug",))
+                         .scenarios, "no")
+        for argv in (("--only", "selftests", "--only", "scenarios"),
+                     ("--only", "scenarios", "--only", "selftests")):
+            self.assertEqual(read(*argv).scenarios, "yes")
+
     def test_refusals_name_the_option(self):
         for argv, says in (
                 (["--only", "online:8", "--cpus", "3"],
@@ -52,6 +65,7 @@ class OptionsTest(unittest.TestCase):
                 (["--jobs", "0"], "--jobs wants a positive number"),
                 (["--shard", "3/2"], "--shard wants I/N"),
                 (["--scenarios", "maybe"], "--scenarios wants yes or no"),
+                (["--scenarios", "selftests"], "--scenarios wants yes or no"),
                 (["--arch", "sparc"], "--arch wants one of x86_64 arm64"),
                 (["--bogus"], "--bogus"),
                 (["--list", "extra"], "unexpected operand 'extra'"),

@@ -339,7 +339,8 @@ with_modules() {
 		return 0
 	fi
 	mv "$own_cpio.tmp" "$own_cpio"
-	info "linking $tree/$variant again with its modules inside"
+	# (A stock twin builds no module: its copy is the initramfs alone.)
+	info "linking $tree/$variant again with ${mods:+its modules}${mods:-no module} inside"
 	run "kernel build with the modules inside" make -C "$src" O="$obj" -j"$(nproc)" "$@"
 }
 

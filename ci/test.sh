@@ -136,17 +136,27 @@ step sweep-7.3 "linux-source-7.3 (fetched), QEMU 10, 1 build" "8.5 min" \
 step kunit-exec-7.3 "sweep-7.3's kernel (built if need be)" "2 s" \
 	"kunit.py exec on 7.3's sweep kernel (a SKIP if trixie-backports is unreachable)" \
 	ci/kunit-uml.sh --exec --tree 7.3
+# 7.3's mutants (harness/mutants/7.3) on the kernel sweep-7.3 built (a
+# relink each): min-above-max, which KUnit's
+# pid_max_min_never_above_pid_max catches in any boot, at three boots;
+# num-possible is arm64's (x86's possible map is dense: a skip here).
+step mutants-7.3 "linux-source-7.3 (fetched), QEMU, mutant relinks" "30 s" \
+	"harness/mutants.sh --tree 7.3 on the wide kernel: min-above-max caught, num-possible a skip (arm64's)" \
+	harness/mutants.sh --tree 7.3 --fewest-kernels --cpus 1,33 --online 2 --out @OUT@/mutants-7.3
 step sweep-debian "QEMU, Debian's kernel (fetched)" "1 min" \
 	"--kernel debian: hotplug 1,33,255, online 1,8,32,64, possible 4097" \
 	harness/sweep-smp.sh --kernel debian --out @OUT@/debian \
 	--only "hotplug:1,33,255" --only "online:1,8,32,64" --only possible:4097
 # Debian's own 7.3 kernel: 33 online crosses the online regime (it
 # oopsed on a stale int3 under TCG with a host thread a vCPU; since
-# 6f221d2 it runs on one: docs/testing.md, "TCG's threads").
+# 6f221d2 it runs on one: docs/testing.md, "TCG's threads"); the
+# series' pid_namespace selftests, which hold without the series, on
+# the scenarios' selftests boot alone (9 s; the other five scenarios
+# boot 40 to 64 CPUs of Debian's kernel, about a minute more).
 step sweep-debian-7.3 "QEMU, Debian's 7.3 kernel (fetched)" "35 s" \
-	"--kernel debian --tree 7.3: hotplug (vmware) 1,32,33,255, online 1,33" \
+	"--kernel debian --tree 7.3: hotplug (vmware) 1,32,33,255, online 1,33, the series' selftests" \
 	harness/sweep-smp.sh --kernel debian --tree 7.3 --out @OUT@/debian-7.3 \
-	--only "hotplug:1,32,33,255" --only "online:1,33"
+	--only "hotplug:1,32,33,255" --only "online:1,33" --only selftests
 # arm64 (QEMU's virt with GICv3, TCG): 7.3 with the series and, with
 # --baseline, without it, on reduced lists (docs/testing.md): the
 # hotplug tier (-smp N, maxcpus=1) crossing 32/33 up to 256, online
@@ -158,15 +168,23 @@ step sweep-7.3-arm64 "linux-source-7.3 (fetched), the arm64 cross gcc, QEMU for 
 	"7.3 with mainline/'s series cross-built for arm64, and without it: hotplug (maxcpus=1) 1,32,33,256, online 1,32,33,64, the holes machine at 64 with its control and the selftests, 4096 CPUs in the device tree (NR_CPUS 4096: a second build), compare.csv" \
 	harness/sweep-smp.sh --arch arm64 --tree 7.3 --baseline --out @OUT@/7.3-arm64 \
 	--cpus "1,32,33,256" --online "1,32,33,64" --holes 64 --possible 4096
-# Debian's own arm64 kernels on the same machines, by the stock model;
-# one CPU online of 256 took them 88 s (6.1) and 183 s (7.3), left to
-# the full lists.
-step sweep-debian-arm64 "QEMU for arm, dtc, Debian's arm64 6.1 kernel (fetched)" "40 s" \
-	"--kernel debian --arch arm64 (bookworm's): hotplug 1,33, online 1,33, the holes machine at 64, by the stock model" \
+# 7.3's mutants on the arm64 kernel sweep-7.3-arm64 built (a cross
+# relink each): min-above-max at one boot, num-possible on the holes
+# machine at 64 CPU ids, which its header asks for (and its control).
+step mutants-7.3-arm64 "linux-source-7.3 (fetched), the arm64 cross gcc, QEMU for arm, dtc, mutant relinks" "1.5 min" \
+	"harness/mutants.sh --tree 7.3 --arch arm64: min-above-max and num-possible (the holes machine at 64) caught" \
+	harness/mutants.sh --tree 7.3 --arch arm64 --fewest-kernels --cpus 1 --online "" \
+	--out @OUT@/mutants-7.3-arm64
+# Debian's own arm64 kernels on the same machines, by the stock model,
+# the holes machine with the series' selftests (7.3's took 48 s); one
+# CPU online of 256 took them 88 s (6.1) and 183 s (7.3), left to the
+# full lists.
+step sweep-debian-arm64 "QEMU for arm, dtc, Debian's arm64 6.1 kernel (fetched)" "1 min" \
+	"--kernel debian --arch arm64 (bookworm's): hotplug 1,33, online 1,33, the holes machine at 64 with the series' selftests, by the stock model" \
 	harness/sweep-smp.sh --kernel debian --arch arm64 --out @OUT@/debian-arm64 \
 	--only "hotplug:1,33" --only "online:1,33" --only holes:64
-step sweep-debian-7.3-arm64 "QEMU for arm, dtc, Debian's arm64 7.3 kernel (fetched)" "1 min" \
-	"the same with trixie-backports' 7.3" \
+step sweep-debian-7.3-arm64 "QEMU for arm, dtc, Debian's arm64 7.3 kernel (fetched)" "1.5 min" \
+	"the same with trixie-backports' 7.3, and the series' selftests on the holes machine" \
 	harness/sweep-smp.sh --kernel debian --arch arm64 --tree 7.3 --out @OUT@/debian-7.3-arm64 \
 	--only "hotplug:1,33" --only "online:1,33" --only holes:64
 step kunit-parse "python3, kunit.py" "5 s" "the kernel's own KTAP consumer on the sweeps' results.ktap" \
@@ -183,7 +201,7 @@ step boot-7.3 "linux-source-7.3 (fetched), QEMU, 1 build" "15 s" \
 # under 5 minutes once the kernels are built. kunit: the suite through
 # the kernel's own kunit.py, run under UML and exec'd.
 declare -A STEP_GROUPS=(
-	[all]="shellcheck self-tests series-6.1 series-6.12 series-7.3 send-7.3 prefixes-6.1 prefixes-7.3 sweep-6.1 kunit-exec-6.1 baseline-6.1 wide-6.1 mutants-6.1 sweep-6.12 sweep-7.3 kunit-exec-7.3 sweep-debian sweep-debian-7.3 sweep-7.3-arm64 sweep-debian-arm64 sweep-debian-7.3-arm64 kunit-parse"
+	[all]="shellcheck self-tests series-6.1 series-6.12 series-7.3 send-7.3 prefixes-6.1 prefixes-7.3 sweep-6.1 kunit-exec-6.1 baseline-6.1 wide-6.1 mutants-6.1 sweep-6.12 sweep-7.3 kunit-exec-7.3 mutants-7.3 sweep-debian sweep-debian-7.3 sweep-7.3-arm64 mutants-7.3-arm64 sweep-debian-arm64 sweep-debian-7.3-arm64 kunit-parse"
 	[kunit]="kunit-uml kunit-uml-7.3 kunit-run-7.3-arm64 kunit-exec-6.1 kunit-exec-7.3"
 	[quick]="shellcheck self-tests series-6.1 series-6.12 series-7.3 send-7.3 boot-6.1 boot-6.12 boot-7.3"
 )

@@ -158,15 +158,17 @@ step sweep-debian-7.3 "QEMU, Debian's 7.3 kernel (fetched)" "35 s" \
 	harness/sweep-smp.sh --kernel debian --tree 7.3 --out @OUT@/debian-7.3 \
 	--only "hotplug:1,32,33,255" --only "online:1,33" --only selftests
 # arm64 (QEMU's virt with GICv3, TCG): 7.3 with the series and, with
-# --baseline, without it, on reduced lists (docs/testing.md): the
-# hotplug tier (-smp N, maxcpus=1) crossing 32/33 up to 256, online
-# crossing 32/33 up to 64, and the holes machine at 64 CPU ids (48
-# possible) with its control, where the series and stock differ; and
-# 4096 CPUs in the device tree (the possible tier, a second kernel with
-# NR_CPUS 4096), the top of arm64's NR_CPUS and of the scaling.
-step sweep-7.3-arm64 "linux-source-7.3 (fetched), the arm64 cross gcc, QEMU for arm, dtc, 2 builds and their stock relinks" "7 min" \
-	"7.3 with mainline/'s series cross-built for arm64, and without it: hotplug (maxcpus=1) 1,32,33,256, online 1,32,33,64, the holes machine at 64 with its control and the selftests, 4096 CPUs in the device tree (NR_CPUS 4096: a second build), compare.csv" \
-	harness/sweep-smp.sh --arch arm64 --tree 7.3 --baseline --out @OUT@/7.3-arm64 \
+# --baseline, without it, on reduced lists (docs/testing.md), every tier
+# on one kernel (--fewest-kernels: NR_CPUS 4096, the suite as a module;
+# one cross build and one stock relink instead of two each): the hotplug
+# tier (-smp N, maxcpus=1) crossing 32/33 up to 256, online crossing
+# 32/33 up to 64, and the holes machine at 64 CPU ids (48 possible) with
+# its control, where the series and stock differ; and 4096 CPUs in the
+# device tree (the possible tier), the top of arm64's NR_CPUS and of
+# the scaling.
+step sweep-7.3-arm64 "linux-source-7.3 (fetched), the arm64 cross gcc, QEMU for arm, dtc, 1 build and its stock relink" "7 min" \
+	"7.3 with mainline/'s series cross-built for arm64 (NR_CPUS 4096), and without it: hotplug (maxcpus=1) 1,32,33,256, online 1,32,33,64, the holes machine at 64 with its control and the selftests, 4096 CPUs in the device tree, compare.csv" \
+	harness/sweep-smp.sh --arch arm64 --tree 7.3 --baseline --fewest-kernels --out @OUT@/7.3-arm64 \
 	--cpus "1,32,33,256" --online "1,32,33,64" --holes 64 --possible 4096
 # 7.3's mutants on the arm64 kernel sweep-7.3-arm64 built (a cross
 # relink each): min-above-max at one boot, num-possible on the holes

@@ -26,7 +26,8 @@ boots run on and how that machine describes its CPUs (FIRMWARE):
              ids that no firmware describes, one online; needs a kernel
              with NR_CPUS >= N (harness/kernels: the 6.1 kernels). dt
              (arm64): -smp 1, maxcpus=1 and a device tree describing N
-             CPUs (the arm64 kernels full-nr4096: up to 4096)
+             CPUs (the arm64 kernels whose build ends in nr4096: up to
+             4096)
   wide-online   -smp N on QEMU 10's q35 with x2APIC and interrupt
              remapping (--wide-qemu) for each N of --wide-online
              (default: none): N firmware-described CPUs, all online
@@ -264,8 +265,8 @@ def dt_tiers(m, hotplug, online, holes, selftests, unchanged):
 def dt_possible_tier(m, counts, cfg):
     """-smp 1 and a device tree describing N CPUs (dt_cpus), the ones past
     QEMU's never run, and maxcpus=1; N past the 512 CPUs virt runs, up to
-    the kernel's NR_CPUS (arm64's largest is 4096: the kernels
-    full-nr4096), else a skip. Memory grows with N (4096 ids ran out of
+    the kernel's NR_CPUS (arm64's largest is 4096: the kernels whose
+    build ends in nr4096), else a skip. Memory grows with N (4096 ids ran out of
     2 GiB), the timeout too."""
     out = []
     for n in counts:
@@ -273,7 +274,7 @@ def dt_possible_tier(m, counts, cfg):
         if n > cfg.nr_cpus():
             out.append(m.skip(case, "possible", f"NR_CPUS is {cfg.nr_cpus()}"
                               f": {n} CPUs need a kernel built with more (the "
-                              "full-nr4096 kernels of harness/kernels)"))
+                              "nr4096 kernels of harness/kernels)"))
         else:
             out.append(m.job(case, "possible", n, 1, "1", append="maxcpus=1",
                              dt_cpus=n, mem=f"{512 + n * 7 // 8}M",

@@ -4,8 +4,11 @@ LOG.record holds the record (console.py) after a parser=ID field, and
 LOG.nested the KTAP to nest under the boot's checks, each line behind
 its section's name and a TAB. LOG.verdict holds the judge's lines after
 a judge=ID field, where ID names the judge's code and the job and the
-record it judged. A kept record made by other code, or older than its
-log or its LOG.meta, is made again, and so is a verdict of anything else.
+record it judged. The record's ID names the parser's code and the bytes
+of LOG and LOG.meta it was made from (a hash, never a time: cp -p, tar
+and rsync -t keep a replaced log's old mtime). A kept record made by
+other code or from other bytes is made again, and so is a verdict of
+anything else.
 """
 import functools
 import hashlib
@@ -16,22 +19,22 @@ from . import console, joblist, judge
 ENCODING = console.ENCODING
 
 
-def _newer(a, b):
-    """Whether file A exists and is newer than B (or B does not exist)."""
-    try:
-        ta = os.stat(a).st_mtime_ns
-    except FileNotFoundError:
-        return False
-    try:
-        return ta > os.stat(b).st_mtime_ns
-    except FileNotFoundError:
-        return True
+def log_id(log):
+    """What identifies the bytes of LOG and LOG.meta."""
+    h = hashlib.sha256()
+    for path in (log, log + ".meta"):
+        try:
+            with open(path, "rb") as f:
+                h.update(f.read())
+        except FileNotFoundError:
+            h.update(b"(none)")
+        h.update(b"\0")
+    return h.hexdigest()[:16]
 
 
-def _kept(path, log, tag):
-    """The lines of PATH after its first field TAG, when it is fresh."""
-    if not os.path.isfile(path) or not _newer(path, log) or \
-            _newer(log + ".meta", path):
+def _kept(path, tag):
+    """The lines of PATH after its first field TAG, when it has that tag."""
+    if not os.path.isfile(path):
         return None
     with open(path, encoding=ENCODING) as f:
         lines = f.read().split("\n")
@@ -48,8 +51,8 @@ def _keep(path, tag, lines):
 
 def record(log, parser=None):
     """(record fields, nested lines) of the boot LOG, parsed at most once."""
-    tag = "parser=" + (parser or console.parser_id())
-    kept = _kept(log + ".record", log, tag)
+    tag = f"parser={parser or console.parser_id()}.{log_id(log)}"
+    kept = _kept(log + ".record", tag)
     if kept is not None and os.path.isfile(log + ".nested"):
         with open(log + ".nested", encoding=ENCODING) as f:
             return joblist.fields(kept[0]), f.read().split("\n")[:-1]
@@ -82,7 +85,7 @@ def verdict(log, job_line, parser=None):
     parser = parser or console.parser_id()
     r, nested = record(log, parser)
     tag = "judge=" + judge_id(job_line, joblist.line(r))
-    kept = _kept(log + ".verdict", log, tag)
+    kept = _kept(log + ".verdict", tag)
     if kept:
         return judge.read_verdict(kept), r, nested
     v = judge.judge(joblist.fields(job_line), r)

@@ -93,6 +93,17 @@ class ReportTest(unittest.TestCase):
         self.write_jobs()
         self.assertEqual(self.run_report()[0].verdict, "fail")
 
+    def test_a_replaced_log_is_judged_again_whatever_its_mtime(self):
+        # cp -p, tar and rsync -t keep the old mtime of what they copy: a
+        # log replaced by a panic, older than the kept record and verdict,
+        # is still parsed and judged again.
+        self.assertEqual(self.run_report()[0].verdict, "pass")
+        log = os.path.join(self.dir, "boots", "a-hotplug-255.log")
+        for suffix in ("", ".meta"):
+            shutil.copy(os.path.join(FIX, "panic.log" + suffix), log + suffix)
+            os.utime(log + suffix, ns=(1, 1))
+        self.assertEqual(self.run_report()[0].verdict, "panic")
+
     def test_not_a_results_folder(self):
         os.remove(os.path.join(self.dir, "jobs"))
         with self.assertRaisesRegex(ValueError, "not a results folder"):

@@ -33,6 +33,17 @@ def fields(text):
     return out
 
 
+def check_name(name):
+    """Refuse a job name that is not one file name of DIR/boots: empty,
+    with a "/" or "..", or with a control character."""
+    if not name:
+        raise ValueError("the job has no name")
+    if "/" in name or ".." in name or \
+            any(ord(c) < 32 or ord(c) == 127 for c in name):
+        raise ValueError(f"the job name {name!r} is not a plain file name "
+                         "(no '/', '..' or control characters)")
+
+
 def line(pairs):
     """KEY=VALUE pairs (or a dict) as one line."""
     pairs = list(pairs.items()) if isinstance(pairs, dict) else pairs

@@ -29,21 +29,41 @@ class Stop(Exception):
 
 
 def read_jobs(out):
-    """(line, fields) of every job of OUT/jobs that boots, all checked
-    before any boots."""
+    """(line, fields) of every job of OUT/jobs that boots, every line
+    checked before any boots; an error names the file, the line and the
+    job."""
     path = os.path.join(out, "jobs")
     if not os.access(path, os.R_OK):
         raise ValueError(f"{path} is missing: plan first (harness/plan.sh)")
-    todo = []
+    todo, seen = [], {}
     with open(path, encoding=boot.ENCODING) as f:
-        for line in f.read().splitlines():
+        for n, line in enumerate(f.read().splitlines(), 1):
             j = joblist.fields(line)
-            if j.get("skip"):
-                continue
-            if not judge.is_num(j.get("online", "")):
-                raise ValueError(f"job {j.get('name', '')}: bad online field")
-            todo.append((line, j))
+            try:
+                check_job(j, seen.get(j.get("name")))
+            except ValueError as err:
+                raise ValueError(f"{path}:{n}: {err}") from None
+            seen[j["name"]] = n
+            if not j.get("skip"):
+                todo.append((line, j))
     return todo
+
+
+def check_job(j, twin):
+    """Refuse the job J (fields) unless it can boot: a plain name no
+    earlier line (TWIN, its number) has, and every field a guest needs."""
+    joblist.check_name(j.get("name", ""))
+    name = j["name"]
+    if twin:
+        raise ValueError(f"job {name}: the name of line {twin} again")
+    if j.get("skip"):
+        return
+    if not judge.is_num(j.get("online", "")):
+        raise ValueError(f"job {name}: bad online field")
+    try:
+        guest.check(j)
+    except ValueError as err:
+        raise ValueError(f"job {name}: {err}") from None
 
 
 def console_tail(log, n):

@@ -77,6 +77,28 @@ class RunnerTest(unittest.TestCase):
             runner.run(self.dir, 2)
         self.assertFalse(os.path.exists(os.path.join(self.dir, "boots")))
 
+    def test_a_job_list_is_checked_whole_before_any_boot(self):
+        # A name that would write outside DIR/boots, a line without its
+        # kernel, a name twice: each refused with the file, the line and
+        # the job before the first line boots.
+        path = os.path.join(self.dir, "jobs")
+        for second, why in (
+                (boot_job("../../evil", 2), "'../../evil' is not a plain"),
+                (boot_job("x\x1b[2J", 2), "is not a plain file name"),
+                ({**boot_job("b", 2), "kernel": ""}, "job b: the job lacks "
+                 "its kernel field"),
+                (boot_job("b", 2, kernel="/no/such"), "job b: kernel /no/such "
+                 "is not readable"),
+                (boot_job("a", 2), "job a: the name of line 1 again"),
+                ({"name": "..", "skip": "why"}, "'..' is not a plain")):
+            self.write(boot_job("a", 255), second)
+            with self.assertRaises(ValueError) as caught:
+                runner.run(self.dir, 2)
+            self.assertIn(f"{path}:2: ", str(caught.exception))
+            self.assertIn(why, str(caught.exception))
+            self.assertFalse(os.path.exists(os.path.join(self.dir, "boots")))
+        self.assertEqual(os.listdir(top), ["x"])
+
     def test_no_job_list(self):
         with self.assertRaisesRegex(ValueError, "plan first"):
             runner.run(self.dir, 2)

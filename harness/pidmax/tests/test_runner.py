@@ -80,7 +80,12 @@ class RunnerTest(unittest.TestCase):
     def test_a_job_list_is_checked_whole_before_any_boot(self):
         # A name that would write outside DIR/boots, a line without its
         # kernel, a name twice: each refused with the file, the line and
-        # the job before the first line boots.
+        # the job before the first line boots. (The folder sits two below
+        # this test's own, where ../../evil would land.)
+        top = self.dir
+        self.dir = os.path.join(top, "x", "y")
+        os.makedirs(self.dir)
+        self.addCleanup(setattr, self, "dir", top)
         path = os.path.join(self.dir, "jobs")
         for second, why in (
                 (boot_job("../../evil", 2), "'../../evil' is not a plain"),

@@ -13,6 +13,38 @@ PATH=/bin
 export PATH
 SYSCTL=/proc/sys/kernel/pid_max
 
+# This script writes the kernel's pid_max: run on a host as root, it
+# would change the host's own. So it runs only as what it is in the
+# guest, and only inside the harness's initramfs. The kernel starts it
+# as /init with PID 1; init then starts the checks as "/bin/sh /init
+# checks", a child whose parent is PID 1. A shell on a host is neither
+# PID 1 nor started by PID 1 with these arguments, and a container's
+# first process would have to be this file at /init. The initramfs also
+# holds the folder GUEST_MARK, which build-initramfs.sh packs and no
+# host has. The test uses builtins only: init forks nothing before it
+# measures the PID budget.
+GUEST_MARK=/pidmax-harness-initramfs
+
+# guest_only PID PARENT ARG0 ARG1: return 0 when a shell of process PID,
+# whose parent is PARENT, run as ARG0 with first argument ARG1, is the
+# guest's init or the checks it starts; else set WHY and return 1.
+guest_only() {
+	WHY=""
+	if [ ! -d "$GUEST_MARK" ]; then
+		WHY="there is no $GUEST_MARK, so this is not the harness's initramfs"
+	elif [ "$3" != /init ]; then
+		WHY="it was run as $3, not as the initramfs's /init"
+	elif [ "$1" != 1 ] && { [ "$2" != 1 ] || [ "$4" != checks ]; }; then
+		WHY="process $1 (parent $2) is neither PID 1 nor the checks that PID 1 starts"
+	fi
+	[ -z "$WHY" ]
+}
+if ! guest_only "$$" "$PPID" "$0" "${1:-}"; then
+	echo "guest-init.sh: refusing to run: $WHY." >&2
+	echo "guest-init.sh: it is the guest's /init and writes /proc/sys/kernel/pid_max; the harness boots it in QEMU (harness/boot-guest.sh), never on a host." >&2
+	exit 1
+fi
+
 # As PID 1, only set up, run the checks as a child, and reboot: a shell
 # that is PID 1 would die (and panic the kernel) on a failed fork, and
 # while it waits for the checks it reaps every orphan they leave.

@@ -111,3 +111,145 @@ modules 0" || rc=1
 	}
 	return $rc
 }
+
+# guest_check PID PARENT ARG0 ARG1 [MARK]: guest-init.sh's guest_only,
+# run under busybox sh with its marker GUEST_MARK at MARK (a folder the
+# test makes; none when MARK is empty): "guest", or "refused: WHY".
+guest_check() {
+	local mark=${5-$TMP/mark}
+	[[ -z $mark ]] || mkdir -p "$mark"
+	{
+		echo "GUEST_MARK='${mark:-$TMP/no-mark}'"
+		sed -n '/^guest_only() {$/,/^}$/p' "$HARNESS/guest-init.sh"
+		echo 'if guest_only "$@"; then echo guest; else echo "refused: $WHY"; fi'
+	} >"$TMP/guest-only.sh"
+	busybox sh "$TMP/guest-only.sh" "$@"
+}
+
+# guest-init.sh runs as the guest's init (PID 1, as /init) and as the
+# checks that init starts (parent PID 1, "/init checks"), and nowhere
+# else: not without the initramfs's marker, not under another name, not
+# as any other process.
+test_guest_init_knows_the_guest() {
+	needs busybox busybox-static
+	local rc=0
+	expect_eq "init" "$(guest_check 1 0 /init "")" guest || rc=1
+	expect_eq "checks" "$(guest_check 57 1 /init checks)" guest || rc=1
+	expect_eq "no marker" "$(guest_check 1 0 /init "" "")" \
+		"refused: there is no $TMP/no-mark, so this is not the harness's initramfs" || rc=1
+	expect_eq "a container's PID 1" "$(guest_check 1 0 harness/guest-init.sh "")" \
+		"refused: it was run as harness/guest-init.sh, not as the initramfs's /init" || rc=1
+	expect_eq "init's child, not checks" "$(guest_check 57 1 /init "")" \
+		"refused: process 57 (parent 1) is neither PID 1 nor the checks that PID 1 starts" || rc=1
+	expect_eq "checks from a shell" "$(guest_check 57 300 /init checks)" \
+		"refused: process 57 (parent 300) is neither PID 1 nor the checks that PID 1 starts" || rc=1
+	return $rc
+}
+
+# The marker guest-init.sh looks for is in the initramfs that
+# build-initramfs.sh packs, beside /init itself.
+test_guest_init_marker_packed() {
+	local b="$TMP/b" mark list
+	mkdir -p "$b/bin"
+	# The fake packer prints its list in place of an archive.
+	printf '#!/bin/sh\ncat "$1"\n' >"$b/bin/gen_init_cpio"
+	chmod +x "$b/bin/gen_init_cpio"
+	mark=$(sed -n 's/^GUEST_MARK=//p' "$HARNESS/guest-init.sh")
+	[[ $mark == /* ]] || { echo "no GUEST_MARK in guest-init.sh"; return 1; }
+	"$HARNESS/build-initramfs.sh" "$b" >/dev/null
+	list=$(cat "$b/initramfs.cpio")
+	[[ $list == *$'\n'"dir $mark 0755 0 0"$'\n'* ]] || { echo "no dir $mark in: $list"; return 1; }
+	[[ $list == *$'\n'"file /init $HARNESS/guest-init.sh 0755 0 0"* ]] || { echo "no /init in: $list"; return 1; }
+}
+
+# guest_root ROOT: a copy of the guest's root file system under ROOT,
+# for guest-init.sh run as a host runs it, never touching the host: a
+# /proc of plain files, the initramfs's marker and busybox's applets.
+# ROOT/init and ROOT/harness/guest-init.sh are guest-init.sh with every
+# absolute path moved under ROOT (its PATH too), and shell functions in
+# place of mount, dmesg, reboot, unshare, insmod and kill that note
+# their call in ROOT/calls (busybox sh runs its own applets whatever
+# PATH says, but a function comes first). sandboxed checks that the copy
+# names no other absolute path.
+guest_root() {
+	local root=$1 a
+	mkdir -p "$root/bin" "$root/proc/sys/kernel" "$root/sys/devices/system/cpu" \
+		"$root/tmp" "$root/dev" "$root/harness" "$root/pidmax-harness-initramfs"
+	for a in sh echo cat grep sed head wc rm sleep; do
+		ln -s "$(command -v busybox)" "$root/bin/$a"
+	done
+	echo "console=ttyS0" >"$root/proc/cmdline"
+	echo 32768 >"$root/proc/sys/kernel/pid_max"
+	echo 100 >"$root/proc/sys/kernel/ns_last_pid"
+	echo 4 >"$root/proc/sys/kernel/printk"
+	echo 0-1 >"$root/sys/devices/system/cpu/possible"
+	echo 0-1 >"$root/sys/devices/system/cpu/online"
+	{
+		sed -n 1p "$HARNESS/guest-init.sh"
+		for a in mount dmesg reboot unshare insmod kill; do
+			# shellcheck disable=SC2016 # $* is for the copy to expand
+			printf '%s() { echo "%s $*" >>/calls; }\n' "$a" "$a"
+		done
+		sed 1d "$HARNESS/guest-init.sh"
+	} | sed "s#\(^\|[^[:alnum:]_.}-]\)/\([[:alpha:]]\)#\1$root/\2#g" >"$root/init"
+	cp "$root/init" "$root/harness/guest-init.sh"
+	chmod +x "$root/init" "$root/harness/guest-init.sh"
+	sandboxed "$root/init" "$root"
+}
+
+# sandboxed FILE ROOT: FILE names no absolute path outside ROOT.
+sandboxed() {
+	local line n=0
+	while IFS= read -r line; do
+		n=$((n + 1))
+		line=${line//"$2/"/}
+		if [[ $line =~ (^|[^[:alnum:]_.}-])/[[:alpha:]] ]]; then
+			echo "line $n of the copy still names a path outside $2: $line"
+			return 1
+		fi
+	done <"$1"
+}
+
+# tree_state ROOT: every file under ROOT with its size, time and content.
+tree_state() {
+	find "$1" -printf '%y %p %s %T@\n' | sort
+	find "$1" -type f -exec cat {} + | sha256sum
+}
+
+# host_run ROOT WANT CMD...: CMD (guest-init.sh as a host runs it) exits
+# 1 saying that it refuses and WANT, and leaves ROOT as it was: no write
+# to its pid_max or anywhere else, no mount, no reboot.
+host_run() {
+	local root=$1 want=$2 before out rc=0 status=0
+	shift 2
+	before=$(tree_state "$root")
+	out=$(timeout 20 "$@" 2>&1) || status=$?
+	[[ $status == 1 && $out == "guest-init.sh: refusing to run: "*"$want"* ]] || {
+		echo "$*: exit $status: $(head -n 3 <<<"$out")"
+		rc=1
+	}
+	[[ $(tree_state "$root") == "$before" ]] || {
+		echo "$*: wrote under $root (pid_max $(cat "$root/proc/sys/kernel/pid_max"), calls: $(cat "$root/calls" 2>/dev/null))"
+		rc=1
+	}
+	return $rc
+}
+
+# Run on a host, as the guest's init is started, as init starts the
+# checks, from a checkout by its own #! or by a host's shell, with the
+# initramfs's marker or without, guest-init.sh refuses before it
+# mounts, writes or reboots anything. It runs in a copy of the guest's
+# root (guest_root): the real one would write this host's pid_max.
+test_guest_init_refuses_on_host() {
+	needs busybox busybox-static
+	local root="$TMP/root" rc=0 not="neither PID 1 nor the checks that PID 1 starts"
+	guest_root "$root" || return 1
+	host_run "$root" "$not" busybox sh "$root/init" || rc=1
+	host_run "$root" "$not" busybox sh "$root/init" checks "last_pid_at_init=1" || rc=1
+	host_run "$root" "run as $root/harness/guest-init.sh" "$root/harness/guest-init.sh" checks || rc=1
+	host_run "$root" "run as $root/harness/guest-init.sh" sh "$root/harness/guest-init.sh" || rc=1
+	host_run "$root" "run as $root/harness/guest-init.sh" bash "$root/harness/guest-init.sh" checks || rc=1
+	rmdir "$root/pidmax-harness-initramfs"
+	host_run "$root" "no $root/pidmax-harness-initramfs" busybox sh "$root/init" checks || rc=1
+	return $rc
+}

@@ -149,3 +149,19 @@ other.ko" || rc=1
 		"$HARNESS/build-initramfs.sh" --modules "$obj" "$b" || rc=1
 	return $rc
 }
+
+# A shell file of the harness is run or sourced, as its first line says:
+# one with #! is executable; one without (lib.sh, which every script
+# sources, and the self-tests' files) is not, so that nobody runs a
+# library as a program.
+test_sourced_files_not_executable() {
+	local f rc=0
+	for f in "$HARNESS"/*.sh "$TESTS"/*.sh "$HARNESS/../ci/"*.sh; do
+		if [[ $(head -c 2 "$f") == '#!' ]]; then
+			[[ -x $f ]] || { echo "${f#"$HARNESS/"} has #! but is not executable"; rc=1; }
+		else
+			[[ ! -x $f ]] || { echo "${f#"$HARNESS/"} is sourced but executable"; rc=1; }
+		fi
+	done
+	return $rc
+}

@@ -70,12 +70,9 @@ def cmd_report(args):
     from . import console, report
     boots = report.load(args.dir, console.parser_id())
     report.write(args.dir, boots)
-    passed, failed, skipped = report.totals(boots)
-    if skipped:
-        print(f"{PROG}: {skipped} skipped (# SKIP in "
-              f"{args.dir}/results.ktap, with the reason)", file=sys.stderr)
-    print(f"{passed} passed, {failed} failed, {skipped} skipped")
-    return 1 if failed else 0
+    report.tell(PROG, args.dir, boots)
+    print(report.summary(boots))
+    return 1 if report.totals(boots)[1] else 0
 
 
 def cmd_compare(args):

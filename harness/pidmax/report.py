@@ -14,7 +14,9 @@ folder at any time:
                 side, joined on the boot's name without its kernel label
 
 A job with no console log failed ("not run"); a job with a skip field is
-a KTAP SKIP and a JUnit <skipped/>. Each file is written under a
+a KTAP SKIP and a JUnit <skipped/>. The closing line counts the boots
+("N passed, N failed, N skipped"); tell() names, on standard error before
+it, each failed boot and the checks it failed. Each file is written under a
 temporary name and renamed at the end, so a killed report never leaves a
 complete-looking file.
 """
@@ -22,6 +24,7 @@ import csv
 import io
 import os
 import re
+import sys
 from dataclasses import dataclass, field
 from xml.sax.saxutils import escape
 
@@ -138,6 +141,41 @@ def totals(boots):
     verdicts = [b.verdict for b in boots]
     passed, skipped = verdicts.count("pass"), verdicts.count("skip")
     return passed, len(boots) - passed - skipped, skipped
+
+
+def summary(boots):
+    """The closing line of a report: "N passed, N failed, N skipped"."""
+    return "{} passed, {} failed, {} skipped".format(*totals(boots))
+
+
+def failures(boots):
+    """A line per failed boot of BOOTS: its name, the checks it failed
+    (none for a boot never run) and the reason."""
+    out = []
+    for b in boots:
+        if b.verdict in ("pass", "skip"):
+            continue
+        failed = ", ".join(c.name for c in b.checks if c.result == "fail")
+        out.append(f"{b.name}{f' ({failed})' if failed else ''}: "
+                   f"{b.reason or b.verdict}")
+    return out
+
+
+def tell(prog, out, boots):
+    """Say on standard error what the closing line only counts: the
+    skipped boots' number, and each failed boot by name with the checks
+    it failed."""
+    def say(text):
+        print(f"{prog}: {text}", file=sys.stderr, flush=True)
+    _, failed, skipped = totals(boots)
+    if skipped:
+        say(f"{skipped} skipped (# SKIP in {out}/results.ktap, with the "
+            "reason)")
+    for line in failures(boots):
+        say(f"failed {line}")
+    if failed:
+        say(f"{failed} failed (not ok in {out}/results.ktap, each check a "
+            f"subtest; the console logs in {out}/boots)")
 
 
 def csv_field(text):

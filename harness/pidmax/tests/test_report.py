@@ -1,12 +1,15 @@
 """The reporter on a results folder made here: a boot from a recorded log,
-a skip, a boot never run, and a second variant."""
+a skip, a boot never run, and a second variant; the failed boots named
+before the closing line."""
 import os
 import shutil
+import subprocess
 import tempfile
 import unittest
 import xml.etree.ElementTree as ET
 
-from pidmax import boot, report
+from pidmax import boot, report, tables
+from pidmax.results_dir import LOCKED_ENV
 from pidmax.tests.test_judge import FIX, job
 
 
@@ -103,6 +106,31 @@ class ReportTest(unittest.TestCase):
             shutil.copy(os.path.join(FIX, "panic.log" + suffix), log + suffix)
             os.utime(log + suffix, ns=(1, 1))
         self.assertEqual(self.run_report()[0].verdict, "panic")
+
+    def test_failed_boots_named_with_their_checks(self):
+        self.assertEqual(report.failures(self.run_report()), [
+            "a-hotplug-033: " + report.NOT_RUN,
+            f"b-hotplug-255 (pid_max): pid_max {255 * 1024}, expected 32768"])
+
+    def door(self, *args):
+        env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+        env.pop(LOCKED_ENV, None)
+        return subprocess.run([os.path.join(tables.HARNESS, "report.sh"),
+                               *args], capture_output=True, text=True,
+                              env=env, check=False)
+
+    def test_report_sh_lists_the_failed_boots_before_its_last_line(self):
+        r = self.door(self.dir)
+        self.assertEqual(r.returncode, 1)
+        self.assertEqual(r.stdout, "1 passed, 2 failed, 1 skipped\n")
+        said = r.stderr.splitlines()
+        self.assertIn("report.sh: failed a-hotplug-033: " + report.NOT_RUN,
+                      said)
+        self.assertIn(f"report.sh: failed b-hotplug-255 (pid_max): pid_max "
+                      f"{255 * 1024}, expected 32768", said)
+        self.assertEqual(said[-1], f"report.sh: 2 failed (not ok in "
+                         f"{self.dir}/results.ktap, each check a subtest; "
+                         f"the console logs in {self.dir}/boots)")
 
     def test_not_a_results_folder(self):
         os.remove(os.path.join(self.dir, "jobs"))

@@ -7,7 +7,9 @@
 # the work.
 #
 # Usage: harness/report.sh DIR
-# Ends with "N passed, N failed, N skipped" and exits 1 when a boot
-# failed.
+# Names each failed boot and the checks it failed on standard error,
+# then ends with "N passed, N failed, N skipped" on standard output, and
+# exits 1 when a boot failed; 2, with its usage line, when it is not
+# given exactly one DIR.
 set -euo pipefail
 PIDMAX_PROG=${0##*/} exec "$(dirname "${BASH_SOURCE[0]}")/pidmax.sh" report "$@"

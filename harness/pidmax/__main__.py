@@ -66,11 +66,34 @@ def cmd_judge(args):
     return 0
 
 
+def usage_error(args, text):
+    """Say what is wrong with the command line under the verb's own usage
+    line (args.parser), as lib.sh's usage_error does; exit status 2."""
+    p = args.parser
+    print(f"{p.format_usage()}{p.prog}: {text}\nTry '{p.prog} --help'.",
+          file=sys.stderr)
+    return 2
+
+
+def one_verb(p, usage, operands, help_text):
+    """Give the verb P the usage line USAGE and take its operands as a
+    list, so that the verb counts them itself and a wrong count gets
+    its own usage line (usage_error), not the package's."""
+    p.usage = usage
+    p.set_defaults(parser=p)
+    p.add_argument("operands", nargs="*", metavar=operands, help=help_text)
+
+
 def cmd_report(args):
     from . import console, report
-    boots = report.load(args.dir, console.parser_id())
-    report.write(args.dir, boots)
-    report.tell(PROG, args.dir, boots)
+    if len(args.operands) != 1:
+        return usage_error(args, "expects one DIR, not " + (
+            f"{len(args.operands)}: {' '.join(args.operands)}"
+            if args.operands else "none"))
+    d = args.operands[0]
+    boots = report.load(d, console.parser_id())
+    report.write(d, boots)
+    report.tell(PROG, d, boots)
     print(report.summary(boots))
     return 1 if report.totals(boots)[1] else 0
 
@@ -294,7 +317,7 @@ def verbs_of_a_boot(verbs):
     rp = verb(verbs, "report", "judge the boots of DIR/jobs from DIR/boots "
               "and write DIR/results.ktap, results.csv, results.xml, "
               "checks.csv (and variants.csv)", cmd_report)
-    rp.add_argument("dir", metavar="DIR")
+    one_verb(rp, "%(prog)s [-h] DIR", "DIR", "a results folder")
     co = verb(verbs, "compare", "write DIR/compare.csv from DIR and "
               "DIR/baseline (both reported), a row per boot of both; print "
               "the rows where stock and patched differ", cmd_compare)

@@ -1,6 +1,7 @@
 """The reporter on a results folder made here: a boot from a recorded log,
 a skip, a boot never run, and a second variant; the failed boots named
-before the closing line."""
+before the closing line, and report.sh's own usage for a wrong count of
+operands."""
 import os
 import shutil
 import subprocess
@@ -131,6 +132,20 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(said[-1], f"report.sh: 2 failed (not ok in "
                          f"{self.dir}/results.ktap, each check a subtest; "
                          f"the console logs in {self.dir}/boots)")
+
+    def test_report_sh_with_two_folders_gives_its_own_usage(self):
+        r = self.door(self.dir, self.dir)
+        self.assertEqual(r.returncode, 2)
+        self.assertEqual(r.stdout, "")
+        self.assertEqual(r.stderr, "Usage: report.sh [-h] DIR\n"
+                         f"report.sh: expects one DIR, not 2: {self.dir} "
+                         f"{self.dir}\nTry 'report.sh --help'.\n")
+        self.assertFalse(os.path.exists(os.path.join(self.dir,
+                                                     "results.ktap")))
+        r = self.door()
+        self.assertEqual(r.returncode, 2)
+        self.assertEqual(r.stderr.splitlines()[::2], [
+            "Usage: report.sh [-h] DIR", "Try 'report.sh --help'."])
 
     def test_not_a_results_folder(self):
         os.remove(os.path.join(self.dir, "jobs"))

@@ -75,6 +75,11 @@ def load_one(out, n, line, parser):
     if not all(j.get(k) for k in ("name", "tier", "variant")):
         raise ValueError(f"{out}/jobs line {n} is not a job (no name, "
                          "tier or variant)")
+    try:
+        # Its files are DIR/boots/NAME.log and those beside it.
+        joblist.check_name(j["name"])
+    except ValueError as err:
+        raise ValueError(f"{out}/jobs line {n}: {err}") from None
     if j.get("skip"):
         return Boot(n, j, "skip", j["skip"])
     log = os.path.join(out, "boots", j["name"] + ".log")

@@ -1,7 +1,7 @@
 """The reporter on a results folder made here: a boot from a recorded log,
 a skip, a boot never run, and a second variant; the failed boots named
-before the closing line, and report.sh's own usage for a wrong count of
-operands."""
+before the closing line, report.sh's own usage for a wrong count of
+operands, and a job whose name leads out of boots/ refused."""
 import os
 import shutil
 import subprocess
@@ -146,6 +146,20 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(r.returncode, 2)
         self.assertEqual(r.stderr.splitlines()[::2], [
             "Usage: report.sh [-h] DIR", "Try 'report.sh --help'."])
+
+    def test_a_job_name_outside_boots_is_refused(self):
+        # DIR/boots/../../evil.log would be a file beside DIR.
+        outside = os.path.join(os.path.dirname(self.dir), "evil.log")
+        self.addCleanup(lambda: [os.remove(outside + end) for end in
+                                 ("", ".record", ".nested", ".verdict")
+                                 if os.path.exists(outside + end)])
+        shutil.copy(os.path.join(FIX, "hotplug-255.log"), outside)
+        self.jobs[1:] = [{**self.jobs[0], "name": "../../evil"}]
+        self.write_jobs()
+        with self.assertRaisesRegex(ValueError, "jobs line 2: the job name "
+                                    "'../../evil' is not a plain file name"):
+            report.load(self.dir, None)
+        self.assertFalse(os.path.exists(outside + ".record"))
 
     def test_not_a_results_folder(self):
         os.remove(os.path.join(self.dir, "jobs"))

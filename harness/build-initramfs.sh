@@ -47,6 +47,10 @@ shift
 arch_row "$arch" || usage_error "--arch: see above"
 build=$1
 gen="$build/bin/gen_init_cpio"
+# One build at a time in the folder (build-kernel.sh's own --modules
+# runs under its lock).
+mkdir -p "$build"
+build_lock "$build"
 
 # gen_tool: the kernel's own cpio packer ($gen), which makes
 # /dev/console without needing root. Its source comes from the unpacked

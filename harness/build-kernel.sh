@@ -71,6 +71,9 @@ export ARCH=$ARCH_MAKE CROSS_COMPILE=$ARCH_CROSS
 [[ -z $ARCH_CROSS ]] || command -v "${ARCH_CROSS}gcc" >/dev/null ||
 	die "${ARCH_CROSS}gcc not found: harness/deps.sh build $arch installs it"
 config_fragments
+# From here on the build writes its folder (a fetched tree too): one
+# build at a time in it.
+build_lock "$build"
 source_and_series
 folders
 unpack_tree

@@ -49,6 +49,7 @@ main() {
 	arch_row "$arch" || usage_error "--arch: see above"
 	local build tree=$2 name=$2
 	build=$(cd "$1" && pwd) || die "no build folder $1"
+	build_lock "$build"
 	[[ $arch == x86_64 ]] || name+=-$arch
 	[[ -z $how ]] || name+=-$how
 	local src="$build/src/linux-source-$tree" gen="$build/bin/gen_init_cpio"

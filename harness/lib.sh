@@ -35,6 +35,30 @@ summary_line() {
 # shellcheck disable=SC2034 # read by the scripts that source lib.sh
 SUMMARY_RE='^([0-9]+) passed, ([0-9]+) failed(, ([0-9]+) skipped)?$'
 
+# build_lock DIR: hold the build folder DIR until this script and every
+# process it started have ended, so that two builds in one folder never
+# interleave. It is flock(1)'s lock on DIR/.pidmax-lock, the file that
+# pidmax/results_dir.py locks in a results folder, holding the process
+# id of its holder: a second build waits for the first, and says once
+# which process it waits for. A folder named in PIDMAX_LOCKED is held by
+# the script that started this one (build-kernel.sh's
+# build-initramfs.sh --modules) and is not locked again.
+build_lock() {
+	local dir file holder
+	dir=$(cd "$1" && pwd -P) || die "no build folder $1"
+	[[ ":${PIDMAX_LOCKED:-}:" != *":$dir:"* ]] || return 0
+	command -v flock >/dev/null || die "flock not found: apt-get install util-linux"
+	file="$dir/.pidmax-lock"
+	exec {BUILD_LOCK_FD}<>"$file" || die "cannot open $file"
+	if ! flock -n "$BUILD_LOCK_FD"; then
+		holder=$(tr -dc 0-9 <"$file") || true
+		info "waiting for process ${holder:-?}, which builds in $dir"
+		flock "$BUILD_LOCK_FD" || die "could not lock $file"
+	fi
+	echo "$$" >"$file"
+	export PIDMAX_LOCKED=${PIDMAX_LOCKED:+$PIDMAX_LOCKED:}$dir
+}
+
 # --- options ---------------------------------------------------------
 # Every script keeps its --help text in USAGE and parses its options the
 # same way: util-linux getopt normalizes them (--opt=value and --opt

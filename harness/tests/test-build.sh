@@ -165,3 +165,104 @@ test_sourced_files_not_executable() {
 	done
 	return $rc
 }
+
+# hold_build_lock DIR: start a process that holds DIR's build lock as a
+# build does (flock on DIR/.pidmax-lock, its process id in the file)
+# until DIR/release exists, 60 s at most; HOLDER is its process id, set
+# once it holds the lock.
+hold_build_lock() {
+	local i
+	mkdir -p "$1"
+	(
+		exec 9<>"$1/.pidmax-lock"
+		flock 9
+		echo "$BASHPID" >"$1/.pidmax-lock"
+		touch "$1/held"
+		for ((i = 0; i < 600; i++)); do
+			[[ ! -e $1/release ]] || break
+			sleep 0.1
+		done
+	) >/dev/null 2>&1 &
+	HOLDER=$!
+	for ((i = 0; i < 200; i++)); do
+		[[ ! -e $1/held ]] || return 0
+		sleep 0.1
+	done
+	echo "the lock of $1 was never held"
+	return 1
+}
+
+# wait_for FILE TEXT PID: wait until FILE holds TEXT while process PID
+# runs, 20 s at most.
+wait_for() {
+	local i
+	for ((i = 0; i < 200; i++)); do
+		! grep -qF -- "$2" "$1" 2>/dev/null || return 0
+		kill -0 "$3" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "no '$2' from process $3: $(cat "$1")"
+	return 1
+}
+
+# Two builds in one build folder never interleave: while a process holds
+# the folder's lock, build-initramfs.sh, build-kernel.sh and
+# build-selftests.sh each wait, say once which process they wait for,
+# and write nothing until it ends; then each runs on (to its usual end
+# here: an initramfs, no tarball, no tree) and leaves its own process id
+# in the lock file.
+test_build_waits_for_the_lock() {
+	needs flock util-linux
+	local b="$TMP/b" rc=0 f want
+	local -A pid=()
+	fake_build "$b"
+	hold_build_lock "$b"
+	# shellcheck disable=SC2064 # the folder is known now
+	trap "touch '$b/release'" EXIT
+	"$HARNESS/build-initramfs.sh" "$b" >"$TMP/initramfs.out" 2>"$TMP/initramfs.err" &
+	pid[initramfs]=$!
+	PIDMAX_TARBALL=/nonexistent/linux-source-6.1.tar.xz \
+		"$HARNESS/build-kernel.sh" "$b" 6.1 full >/dev/null 2>"$TMP/kernel.err" &
+	pid[kernel]=$!
+	"$HARNESS/build-selftests.sh" "$b" 9.9 >/dev/null 2>"$TMP/selftests.err" &
+	pid[selftests]=$!
+	want="waiting for process $HOLDER, which builds in $(cd "$b" && pwd -P)"
+	for f in initramfs kernel selftests; do
+		wait_for "$TMP/$f.err" "$want" "${pid[$f]}" || rc=1
+	done
+	[[ ! -e $b/initramfs.cpio ]] || { echo "an initramfs was written under the lock"; rc=1; }
+	touch "$b/release"
+	wait "${pid[initramfs]}" || { echo "build-initramfs.sh failed: $(cat "$TMP/initramfs.err")"; rc=1; }
+	[[ -s $b/initramfs.cpio ]] || { echo "no initramfs after the lock"; rc=1; }
+	! wait "${pid[kernel]}" || { echo "build-kernel.sh built without a tarball"; rc=1; }
+	grep -q "apt-get install linux-source-6.1" "$TMP/kernel.err" || { echo "build-kernel.sh: $(cat "$TMP/kernel.err")"; rc=1; }
+	! wait "${pid[selftests]}" || { echo "build-selftests.sh built without a tree"; rc=1; }
+	for f in initramfs kernel selftests; do
+		expect_eq "$f's waits" "$(grep -c 'waiting for process' "$TMP/$f.err")" 1 || rc=1
+	done
+	f=$(cat "$b/.pidmax-lock")
+	[[ $f == "${pid[initramfs]}" || $f == "${pid[kernel]}" || $f == "${pid[selftests]}" ]] ||
+		{ echo "the lock file holds '$f', no build's process id"; rc=1; }
+	return $rc
+}
+
+# The stages a build starts itself find its folder in PIDMAX_LOCKED
+# (build-kernel.sh's build-initramfs.sh --modules) and run without
+# waiting for the lock their build holds; another folder's lock is no
+# reason to wait either.
+test_build_lock_not_taken_twice() {
+	needs flock util-linux
+	local b="$TMP/b" other="$TMP/other" rc=0
+	fake_build "$b"
+	mkdir -p "$other"
+	hold_build_lock "$b"
+	# shellcheck disable=SC2064 # the folder is known now
+	trap "touch '$b/release'" EXIT
+	PIDMAX_LOCKED="$(cd "$other" && pwd -P):$(cd "$b" && pwd -P)" timeout 20 \
+		"$HARNESS/build-initramfs.sh" "$b" >/dev/null 2>"$TMP/err" ||
+		{ echo "the build's own stage waited or failed: $(cat "$TMP/err")"; rc=1; }
+	fake_build "$other"
+	timeout 20 "$HARNESS/build-initramfs.sh" "$other" >/dev/null 2>"$TMP/err" ||
+		{ echo "a build in another folder waited or failed: $(cat "$TMP/err")"; rc=1; }
+	return $rc
+}

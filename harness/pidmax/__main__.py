@@ -117,16 +117,15 @@ def cmd_budget(args):
 
 def cmd_boot(args):
     from . import guest, joblist
-    from .runner import Stop, stop_on_signals
+    from .stops import Stop
     g = guest.Guest(joblist.fields(args.job), args.log,
                     os.environ.get("BOOT_STYLE"))
-    stop_on_signals()
     try:
         g.start()
         g.wait()
     except Stop:
         g.kill()
-        return 130
+        raise
     return 0
 
 
@@ -185,7 +184,8 @@ def cmd_accel(args):
 
 def cmd_run(args):
     from . import runner
-    return 0 if runner.run(args.dir, args.jobs) else 130
+    runner.run(args.dir, args.jobs)
+    return 0
 
 
 def cmd_shard(args):
@@ -444,8 +444,12 @@ def main(argv=None):
     c.add_argument("jobs", nargs="+", metavar="JOBS")
     c.set_defaults(run=cmd_check_jobs)
     args = p.parse_args(argv)
+    from . import stops
     try:
-        return args.run(args)
+        with stops.stopping():
+            return args.run(args)
+    except stops.Stop as stop:
+        return stop.status
     except (OSError, ValueError, KeyError) as err:
         print(f"{PROG}: error: {err}", file=sys.stderr)
         return 1

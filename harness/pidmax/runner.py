@@ -9,23 +9,19 @@ into stall warnings); the others boot up to --jobs at a time. The next
 guest starts before the ended ones are judged, so a free slot never
 waits for the judge. The progress line's time left weighs the boots
 left by joblist.weight. Every guest started is stopped when the runner
-ends, however it ends.
+ends, however it ends; a signal (stops.py) ends it with Stop.
 """
 import os
 import queue
-import signal
 import sys
 import threading
 import time
 
 from . import boot, guest, judge, joblist
+from .stops import Stop, ignoring, stopping
 
 HEAVY_ONLINE = 16
-SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-
-
-class Stop(Exception):
-    """A signal asked the runner to stop."""
+__all__ = ["Stop", "run", "read_jobs"]
 
 
 def read_jobs(out):
@@ -165,35 +161,21 @@ class Runner:
 
     def stop(self):
         """Stop every guest still running."""
-        for sig in SIGNALS:
-            signal.signal(sig, signal.SIG_IGN)
-        for g in list(self.running.values()):
-            g.kill()
-        self.running.clear()
-
-
-def on_signal(signum, frame):
-    raise Stop()
-
-
-def stop_on_signals():
-    """INT, TERM and HUP raise Stop, so that whoever runs guests stops
-    them (the runner, and the boot verb for one)."""
-    for sig in SIGNALS:
-        signal.signal(sig, on_signal)
+        with ignoring():
+            for g in list(self.running.values()):
+                g.kill()
+            self.running.clear()
 
 
 def run(out, parallel):
-    """Boot the jobs of the results folder OUT; False when stopped by a
-    signal."""
+    """Boot the jobs of the results folder OUT. A signal raises Stop once
+    every guest is stopped; the signal handlers from before are back
+    when it returns."""
     todo = read_jobs(out)
     os.makedirs(os.path.join(out, "boots"), exist_ok=True)
     runner = Runner(out, todo, parallel)
-    stop_on_signals()
-    try:
-        runner.run()
-    except Stop:
-        return False
-    finally:
-        runner.stop()
-    return True
+    with stopping():
+        try:
+            runner.run()
+        finally:
+            runner.stop()

@@ -16,12 +16,11 @@ on a results folder (DIR) and can be run alone:
 """
 import os
 import shutil
-import subprocess
 import sys
 import time
 
-from . import (accel, joblist, plan, report, runner, shard, sweep_options,
-               tables)
+from . import (accel, joblist, plan, report, runner, shard, stops,
+               sweep_options, tables)
 from . import sweep_kernels as sk
 from .sweep_kernels import Fail, script
 
@@ -56,7 +55,7 @@ def prepare(o):
     # (the self-tests point PIDMAX_DEPS at true: they need no package)
     deps = os.environ.get("PIDMAX_DEPS") or os.path.join(tables.HARNESS,
                                                          "deps.sh")
-    if subprocess.run([deps, "build", o.arch], check=False).returncode:
+    if stops.run_group([deps, "build", o.arch])[0]:
         raise Fail(f"{deps} build {o.arch} failed (see above)")
     arch = tables.arches()[o.arch]
     qemu = os.environ.get("QEMU") or arch.qemu
@@ -101,7 +100,14 @@ def job_list(o, kernels, unbuilt, given):
 
 
 def main(argv, prog):
-    """The sweep of the command line ARGV; its exit status."""
+    """The sweep of the command line ARGV; its exit status (128 + the
+    signal when INT, TERM or HUP stopped it: every child ended)."""
+    with stops.stopping():
+        return sweep(argv, prog)
+
+
+def sweep(argv, prog):
+    """main's work."""
     start = time.monotonic()
     try:
         o = sweep_options.read(argv, prog, REPO)
@@ -117,8 +123,9 @@ def main(argv, prog):
             sys.stdout.write("".join(line + "\n" for line in lines))
             return 0
         return boot(o, prog, kernels, lines, stock, start)
-    except (KeyboardInterrupt, runner.Stop):
-        return 130
+    except stops.Stop as stop:
+        info(prog, f"stopped by {stop}")
+        return stop.status
     except BrokenPipeError:
         # A reader that stopped early (--help | head): quiet, as a shell
         # tool killed by SIGPIPE.
@@ -158,8 +165,7 @@ def boot(o, prog, kernels, lines, stock, start):
     info(prog, f"booting {booted} guests ({' '.join(k.label for k in kernels)}"
          f", {o.accel}, {o.jobs} at a time); results in {o.out}")
     booting_from = time.monotonic()
-    if not runner.run(o.out, o.jobs):
-        return 130
+    runner.run(o.out, o.jobs)
     boots = report.load(o.out, console_parser())
     report.write(o.out, boots)
     passed, failed, skipped = report.totals(boots)

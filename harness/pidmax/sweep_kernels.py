@@ -7,10 +7,9 @@ status 3) leaves its kernels unbuilt and their tiers skips."""
 import glob
 import hashlib
 import os
-import subprocess
 from dataclasses import dataclass
 
-from . import joblist, runner, tables
+from . import joblist, stops, tables
 from .kconfig import Config
 from .plan import UsageError
 
@@ -33,20 +32,13 @@ class Kernel:
 def script(name, *args, ok=(0,), capture=True):
     """(exit status, standard output unless not CAPTURE) of the harness's
     script NAME; its messages go to our standard error. A status outside
-    OK fails. A signal that stops the sweep stops the script too (the
-    runner's Stop: a script that boots guests stops them)."""
-    p = subprocess.Popen([os.path.join(tables.HARNESS, name), *args],
-                         stdout=subprocess.PIPE if capture else None,
-                         text=True)
-    try:
-        out = p.communicate()[0] or ""
-    except runner.Stop:
-        p.terminate()
-        p.wait()
-        raise
-    if p.returncode not in ok:
+    OK fails. A signal that stops the sweep ends the script and every
+    process it started (stops.run_group)."""
+    rc, out = stops.run_group([os.path.join(tables.HARNESS, name), *args],
+                              capture)
+    if rc not in ok:
         raise Fail(f"{name} {' '.join(args)} failed (see above)")
-    return p.returncode, out.strip()
+    return rc, out.strip()
 
 
 def kernel_id(path):

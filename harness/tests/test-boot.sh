@@ -87,7 +87,7 @@ test_runner_bad_job_refused() {
 	job=$(fake_job 1,maxcpus=4 5)
 	{
 		printf '%s\n' "$job"
-		sed 's/\tonline=[^\t]*/\tonline=x/' <<<"$job"
+		sed 's/\tonline=[^\t]*/\tonline=x/; s/\(^\|\t\)name=[^\t]*/\1name=other/' <<<"$job"
 	} >"$d/jobs"
 	QEMU="$TESTS/fake-qemu.sh" must_fail "bad online field" "$HARNESS/run-jobs.sh" "$d" || return 1
 	expect_eq "boots started" "$(find "$d/boots" -type f 2>/dev/null | wc -l)" 0

@@ -2,13 +2,14 @@
 a recorded console log instead of booting."""
 import contextlib
 import io
+import signal
 import os
 import shutil
 import tempfile
 import unittest
 from unittest import mock
 
-from pidmax import runner
+from pidmax import runner, stops
 from pidmax.tables import HARNESS
 from pidmax.tests.test_judge import FIX, job
 
@@ -43,7 +44,7 @@ class RunnerTest(unittest.TestCase):
         out = io.StringIO()
         with mock.patch.dict(os.environ, self.env), \
                 contextlib.redirect_stdout(out):
-            self.assertTrue(runner.run(self.dir, 2))
+            runner.run(self.dir, 2)
         return out.getvalue().splitlines()
 
     def test_boots_judges_and_keeps(self):
@@ -103,6 +104,18 @@ class RunnerTest(unittest.TestCase):
             self.assertIn(why, str(caught.exception))
             self.assertFalse(os.path.exists(os.path.join(self.dir, "boots")))
         self.assertEqual(os.listdir(top), ["x"])
+
+    def test_signal_handlers_are_given_back(self):
+        # The stages after the boots (report, plot, baseline) stop on a
+        # signal again: the runner leaves the handlers as it found them.
+        self.write(boot_job("a", 255))
+        with mock.patch.dict(os.environ, self.env), \
+                contextlib.redirect_stdout(io.StringIO()):
+            for before in (signal.SIG_DFL, signal.default_int_handler):
+                with stops.handlers(before):
+                    runner.run(self.dir, 2)
+                    for sig in stops.SIGNALS:
+                        self.assertIs(signal.getsignal(sig), before)
 
     def test_no_job_list(self):
         with self.assertRaisesRegex(ValueError, "plan first"):

@@ -98,6 +98,20 @@ def cmd_report(args):
     return 1 if report.totals(boots)[1] else 0
 
 
+def cmd_merge(args):
+    from . import merge
+    if len(args.operands) < 2:
+        return usage_error(args, "expects OUT and at least one shard DIR")
+    out, *dirs = args.operands
+    try:
+        return merge.merge(out, dirs, PROG)
+    except merge.Usage as err:
+        return usage_error(args, str(err))
+    except merge.Refused as err:
+        print(f"{PROG}: error: {err}", file=sys.stderr)
+        return 1
+
+
 def cmd_compare(args):
     from . import compare
     rows, differ = compare.write(args.dir)
@@ -420,6 +434,24 @@ def verbs_of_a_sweep(verbs):
     ki = verb(verbs, "kernel-id", "print what identifies KERNEL across "
               "machines: its build ID, else its sha256", cmd_kernel_id)
     ki.add_argument("kernel", metavar="KERNEL")
+    verb_merge(verbs)
+
+
+def verb_merge(verbs):
+    me = verb(verbs, "merge", "join the results folders DIR... of the "
+              "shards of one sweep (sweep-smp.sh --shard I/N) into OUT and "
+              "report them as one run: every file a sweep writes, the "
+              "baselines merged and compare.csv when the shards have them, "
+              "and the line \"N passed, N failed, N skipped\" last. Checks "
+              "everything first and writes nothing when refused: OUT that "
+              "is, holds or lies inside a shard, or is a folder of other "
+              "files (exit status 2, as any usage error); shards of "
+              "different plans or kernels, a boot of the plan in no shard "
+              "or in two (1). Exits 1 when a boot failed (a stock boot does "
+              "not count)", cmd_merge)
+    one_verb(me, "%(prog)s [-h] OUT DIR...", "OUT DIR", "the folder to "
+             "write (missing, empty or a results folder) and the shards' "
+             "results folders")
 
 
 def main(argv=None):

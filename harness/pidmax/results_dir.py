@@ -76,10 +76,11 @@ def nearest_existing(path):
     return path
 
 
-def claim(path, what="--out"):
-    """Make PATH a results folder (checked as check_out does) and write
-    its marker; its real path."""
-    check_out(path, what)
+def claim(path, what="--out", mine=False):
+    """Make PATH a results folder (checked as check_out does, unless MINE:
+    a folder of the harness's own) and write its marker; its real path."""
+    if not mine:
+        check_out(path, what)
     os.makedirs(path, exist_ok=True)
     path = os.path.realpath(path)
     marker = os.path.join(path, MARKER)

@@ -19,8 +19,8 @@ import shutil
 import sys
 import time
 
-from . import (accel, joblist, plan, report, runner, shard, stops,
-               sweep_options, tables)
+from . import (accel, joblist, plan, report, results_dir, runner, shard,
+               stops, sweep_options, tables)
 from . import sweep_kernels as sk
 from .sweep_kernels import Fail, script
 
@@ -113,16 +113,16 @@ def sweep(argv, prog):
         o = sweep_options.read(argv, prog, REPO)
         sk.check_kernel_options(o)
         o.want = sweep_options.wanted_tiers(o)
-        kernels, unbuilt, given = prepare(o)
-        # The stock twins last: they pop the series off the tree that the
-        # builds and the selftests share.
-        stock = sk.stock_kernels(o, kernels) if o.baseline else []
-        o.accel = choose_accel(o, kernels, given["initrd"])
-        lines = job_list(o, kernels, unbuilt, given)
         if o.list:
-            sys.stdout.write("".join(line + "\n" for line in lines))
-            return 0
-        return boot(o, prog, kernels, lines, stock, start)
+            return list_jobs(o)
+        # The results folder is checked, made and held before anything
+        # is installed or built, and for the whole run.
+        o.out = out_folder(o)
+        with results_dir.lock(o.out):
+            return build_and_boot(o, prog, start)
+    except results_dir.NotResults as err:
+        print(f"{prog}: {err}\nTry '{prog} --help'.", file=sys.stderr)
+        return 2
     except stops.Stop as stop:
         info(prog, f"stopped by {stop}")
         return stop.status
@@ -134,9 +134,39 @@ def sweep(argv, prog):
     except plan.UsageError as err:
         print(f"{prog}: {err}\nTry '{prog} --help'.", file=sys.stderr)
         return 2
-    except (Fail, OSError, ValueError) as err:
+    except (Fail, OSError, ValueError, results_dir.Busy) as err:
         print(f"{prog}: error: {err}", file=sys.stderr)
         return 1
+
+
+def list_jobs(o):
+    """--list: print the job list and boot nothing."""
+    kernels, unbuilt, given = prepare(o)
+    o.accel = choose_accel(o, kernels, given["initrd"])
+    lines = job_list(o, kernels, unbuilt, given)
+    sys.stdout.write("".join(line + "\n" for line in lines))
+    return 0
+
+
+def out_folder(o):
+    """The results folder of --out, made a results folder (results_dir):
+    a folder that holds other files is refused. The default, the
+    checkout's own results/, is the harness's, whatever it holds."""
+    if o.out_given:
+        return results_dir.claim(o.out, "--out")
+    os.makedirs(o.out, exist_ok=True)
+    return results_dir.claim(o.out, mine=True)
+
+
+def build_and_boot(o, prog, start):
+    """Build what is missing, plan, boot, report: the exit status."""
+    kernels, unbuilt, given = prepare(o)
+    # The stock twins last: they pop the series off the tree that the
+    # builds and the selftests share.
+    stock = sk.stock_kernels(o, kernels) if o.baseline else []
+    o.accel = choose_accel(o, kernels, given["initrd"])
+    lines = job_list(o, kernels, unbuilt, given)
+    return boot(o, prog, kernels, lines, stock, start)
 
 
 def results_folder(o, kernels, lines):

@@ -98,6 +98,7 @@ def read(argv, prog, repo):
         tier_given="", cpus_given=False))
     if o.operands:
         raise UsageError(f"unexpected operand '{o.operands[0]}'")
+    o.out_given = bool(o.out)
     o.build = o.build_dir or os.path.join(repo, "build")
     if o.arch not in tables.arches():
         raise UsageError(f"--arch wants one of {' '.join(tables.arches())} "

@@ -170,7 +170,7 @@ plant_stale() {
 	local f
 	mkdir -p "$1/boots"
 	for f in results.ktap results.csv results.xml checks.csv variants.csv \
-		pid_max.svg pid_max.png jobs boots/old.log; do
+		pid_max.svg pid_max.png jobs plan boots/old.log; do
 		echo stale >"$1/$f"
 	done
 }

@@ -5,11 +5,13 @@ import contextlib
 import io
 import os
 import stat
+import subprocess
+import sys
 import tempfile
 import unittest
 from unittest import mock
 
-from pidmax import sweep
+from pidmax import results_dir, sweep
 from pidmax.joblist import fields
 from pidmax.tests.test_judge import FIX
 
@@ -62,6 +64,52 @@ class SweepTest(unittest.TestCase):
         self.assertEqual(jobs[0]["initrd"],
                          os.path.join(build, "initramfs.cpio"))
         self.assertFalse(os.path.exists(os.path.join(self.dir, "r")))
+
+    def test_someones_folder_is_refused_before_anything(self):
+        # A folder of notes, with a file named as a sweep's: refused with
+        # exit 2 before the packages (PIDMAX_DEPS), any build or write.
+        notes = os.path.join(self.dir, "notes")
+        os.makedirs(os.path.join(notes, "baseline"))
+        for name in ("plan", os.path.join("baseline", "mine.txt")):
+            with open(os.path.join(notes, name), "w") as f:
+                f.write("mine\n")
+        ran = os.path.join(self.dir, "deps-ran")
+        deps = os.path.join(self.dir, "deps")
+        with open(deps, "w") as f:
+            f.write(f"#!/bin/sh\ntouch {ran}\n")
+        os.chmod(deps, stat.S_IRWXU)
+        with mock.patch.dict(os.environ, {"PIDMAX_DEPS": deps}):
+            for out in (notes, os.path.join(notes, "plan"),
+                        "/proc/forbidden"):
+                rc, _, err = self.run_sweep("--out", out, "--only",
+                                            "online:1")
+                self.assertEqual(rc, 2, err)
+                self.assertIn(f"--out {out} ", err)
+                self.assertTrue(err.endswith("Try 'sweep-smp.sh --help'.\n"))
+        self.assertFalse(os.path.exists(ran))
+        self.assertEqual(sorted(os.listdir(notes)), ["baseline", "plan"])
+        self.assertEqual(os.listdir(os.path.join(notes, "baseline")),
+                         ["mine.txt"])
+
+    def test_a_folder_in_use_is_refused(self):
+        out = results_dir.claim(os.path.join(self.dir, "r"))
+        holder = subprocess.Popen(
+            [sys.executable, "-c", "import sys\n"
+             "from pidmax import results_dir as rd\n"
+             "with rd.lock(sys.argv[1]):\n"
+             "    print('held', flush=True); sys.stdin.read()\n", out],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+            env={k: v for k, v in os.environ.items()
+                 if k != results_dir.LOCKED_ENV},
+            cwd=os.path.dirname(os.path.dirname(sweep.__file__)))
+        self.addCleanup(holder.wait)
+        self.addCleanup(holder.stdout.close)
+        self.addCleanup(holder.stdin.close)
+        self.assertEqual(holder.stdout.readline(), "held\n")
+        with mock.patch.dict(os.environ, {"PIDMAX_DEPS": "false"}):
+            rc, _, err = self.run_sweep("--out", out, "--only", "online:1")
+        self.assertEqual(rc, 1, err)
+        self.assertIn(f"in use by process {holder.pid}", err)
 
     def test_bad_command_line_exits_2(self):
         rc, _, err = self.run_sweep("--jobs", "0")

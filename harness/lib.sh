@@ -62,14 +62,41 @@ build_lock() {
 # --- options ---------------------------------------------------------
 # Every script keeps its --help text in USAGE and parses its options the
 # same way: util-linux getopt normalizes them (--opt=value and --opt
-# value both work, unambiguous prefixes too), --help prints USAGE, and
-# any usage error exits 2.
+# value both work), an option is taken by its whole name only (getopt
+# would take --cpu for --cpus), --help prints USAGE, and any usage error
+# exits 2.
 
 # usage_error MESSAGE: say what is wrong with the command line; exit 2.
 usage_error() {
 	printf '%s: %s\n' "${0##*/}" "$*" >&2
 	printf "Try '%s --help'.\n" "${0##*/}" >&2
 	exit 2
+}
+
+# exact_options LONGOPTS ARG...: refuse (exit 2) a long option of ARGs
+# that is not one of LONGOPTS by its whole name, before getopt, which
+# takes any unambiguous prefix; an option's value is skipped.
+exact_options() {
+	local -A takes=()
+	local -a names
+	local o a name skip=0
+	IFS=, read -r -a names <<<"$1"
+	shift
+	for o in "${names[@]}"; do
+		takes[${o%:}]=$([[ $o == *: ]] && echo 1 || echo 0)
+	done
+	for a; do
+		if ((skip)); then
+			skip=0
+			continue
+		fi
+		[[ $a != -- ]] || break
+		[[ $a == --?* ]] || continue
+		name=${a#--}
+		name=${name%%=*}
+		[[ -n ${takes[$name]:-} ]] || usage_error "unrecognized option '--$name'"
+		[[ $a == *=* || ${takes[$name]} == 0 ]] || skip=1
+	done
 }
 
 # parse_options USAGE LONGOPTS ARG...: normalize ARGs into the array
@@ -88,6 +115,7 @@ parse_options() {
 		OPTS=(-- "$@")
 		return 0
 	fi
+	exact_options "help${longopts:+,$longopts}" "$@"
 	if ! normal=$(getopt -n "${0##*/}" -o h -l "help${longopts:+,$longopts}" -- "$@"); then
 		printf "Try '%s --help'.\n" "${0##*/}" >&2
 		exit 2

@@ -19,11 +19,20 @@ class Usage(argparse.HelpFormatter):
                           "Usage: " if prefix is None else prefix)
 
 
+class Exact(argparse.ArgumentParser):
+    """A parser that takes an option by its whole name only (--cpu is not
+    --cpus), as lib.sh's parse_options does; its verbs' parsers too."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
+
+
 def verb(verbs, name, help_text, run):
     """A verb's parser: named as its shim when a shim runs it."""
     p = verbs.add_parser(name, help=help_text, description=help_text,
                          formatter_class=Usage, prog=SHIM)
-    p.set_defaults(run=run)
+    p.set_defaults(run=run, parser=p)
     return p
 
 
@@ -460,8 +469,7 @@ def main(argv=None):
         # The sweep reads its own options (sweep_options.py).
         from . import sweep
         return sweep.main(argv[1:], SHIM or PROG + " sweep")
-    p = argparse.ArgumentParser(prog=PROG, description=__doc__,
-                                formatter_class=Usage)
+    p = Exact(prog=PROG, description=__doc__, formatter_class=Usage)
     verbs = p.add_subparsers(dest="verb", required=True)
     verbs_of_a_boot(verbs)
     verbs_of_a_list(verbs)
@@ -475,7 +483,11 @@ def main(argv=None):
     c = verbs.add_parser("check-jobs", help="hold job lists to the formula")
     c.add_argument("jobs", nargs="+", metavar="JOBS")
     c.set_defaults(run=cmd_check_jobs)
-    args = p.parse_args(argv)
+    args, extra = p.parse_known_args(argv)
+    if extra:
+        # Under the verb's own usage line, not the package's.
+        args.parser = getattr(args, "parser", p)
+        return usage_error(args, f"unrecognized arguments: {' '.join(extra)}")
     from . import stops
     try:
         with stops.stopping():

@@ -78,6 +78,11 @@ MAX_Q35_CPUS = 4096
 MIN_WIDE_HOTPLUG = 257
 
 
+def short(text, most=40):
+    """TEXT for a message: its start and end past MOST characters."""
+    return text if len(text) <= most else f"{text[:20]}...{text[-12:]}"
+
+
 def cpu_list(text, top, least=1):
     """The CPU counts of a list like 1,2,32-34,255 or all (LEAST to TOP),
     sorted, each once; "" is none."""
@@ -86,14 +91,18 @@ def cpu_list(text, top, least=1):
     counts = set()
     for item in (f"{least}-{top}" if text == "all" else text).split(","):
         ends = item.split("-")
+        say = f"bad CPU list '{short(text)}': '{short(item)}'"
         if len(ends) > 2 or not all(e.isdigit() and e.isascii() for e in ends):
-            raise ValueError(f"bad CPU list '{text}': '{item}' is not N or N-M")
+            raise ValueError(f"{say} is not N or N-M")
+        # (Past nine digits a count is out of range: no int() of a
+        # thousand digits, which Python refuses.)
+        if any(len(e.lstrip("0")) > 9 for e in ends):
+            raise ValueError(f"{say} is outside {least}-{top}")
         lo, hi = int(ends[0]), int(ends[-1])
         if lo < least or hi > top:
-            raise ValueError(f"bad CPU list '{text}': '{item}' is outside "
-                             f"{least}-{top}")
+            raise ValueError(f"{say} is outside {least}-{top}")
         if lo > hi:
-            raise ValueError(f"bad CPU list '{text}': '{item}' runs backwards")
+            raise ValueError(f"{say} runs backwards")
         counts.update(range(lo, hi + 1))
     return sorted(counts)
 

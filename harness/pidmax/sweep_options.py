@@ -63,7 +63,7 @@ class Parser(argparse.ArgumentParser):
 
 
 def parser(prog):
-    p = Parser(prog=prog, add_help=True)
+    p = Parser(prog=prog, add_help=True, allow_abbrev=False)
     p.add_argument("--only", action="append", default=[])
     for name in TIER_OPTIONS:
         p.add_argument("--" + name.replace("_", "-"), dest=name,
@@ -130,7 +130,9 @@ def only_tiers(o):
             # The selftests' boot of the scenarios alone (with them: all).
             o.scenarios = "yes" if o.scenarios == "yes" else "selftests"
         elif sep and tier in ONLY:
-            setattr(o, ONLY[tier], value)
+            # A tier named twice: its lists joined.
+            setattr(o, ONLY[tier], ",".join(
+                x for x in (getattr(o, ONLY[tier]), value) if x))
         else:
             raise UsageError("--only wants TIER:LIST (hotplug, online, "
                              "possible, wide-online, wide-hotplug, holes), "

@@ -40,7 +40,9 @@ class PlanTest(unittest.TestCase):
         self.assertEqual(plan.cpu_list("", 255), [])
         for bad, why in (("0", "outside 1-255"), ("256", "outside"),
                          ("3-1", "runs backwards"), ("1,,2", "not N or N-M"),
-                         ("x", "not N or N-M"), ("1-2-3", "not N or N-M")):
+                         ("x", "not N or N-M"), ("1-2-3", "not N or N-M"),
+                         ("9" * 5000, r"'9{20}\.\.\.9{12}' is outside"),
+                         ("1-10000000000", "1-10000000000' is outside")):
             with self.subTest(bad=bad):
                 with self.assertRaisesRegex(ValueError, why):
                     plan.cpu_list(bad, 255)

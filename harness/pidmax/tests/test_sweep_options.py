@@ -76,11 +76,21 @@ class OptionsTest(unittest.TestCase):
                 read(*argv)
             self.assertIn(says, str(caught.exception))
 
-    def test_shard_out_and_abbreviations(self):
-        o = read("--shard", "2/3", "--acc=tcg", "--fewest")
+    def test_shard_out_and_whole_names(self):
+        o = read("--shard", "2/3", "--accel=tcg", "--fewest-kernels")
         self.assertEqual(o.out, "/repo/results/shard-2-of-3")
         self.assertEqual((o.shard_i, o.shard_n, o.accel, o.pick),
                          (2, 3, "tcg", "fewest"))
+        # A misspelt option is refused, never taken for the one it
+        # starts (--cpu is not --cpus, --base not --baseline).
+        for argv in (["--acc=tcg"], ["--fewest"], ["--cpu", "1"],
+                     ["--base"]):
+            with self.assertRaisesRegex(UsageError, "unrecognized", msg=argv):
+                read(*argv)
+
+    def test_a_tier_named_twice_joins_its_lists(self):
+        o = read("--only", "online:8", "--only", "online:16,8")
+        self.assertEqual(o.counts["online"], [8, 16])
 
     def test_plan_options_of_a_kernel(self):
         o = read("--online", "8", "--possible", "256", "--scenarios", "no")

@@ -4,11 +4,11 @@ LOG.record holds the record (console.py) after a parser=ID field, and
 LOG.nested the KTAP to nest under the boot's checks, each line behind
 its section's name and a TAB. LOG.verdict holds the judge's lines after
 a judge=ID field, where ID names the judge's code and the job and the
-record it judged. The record's ID names the parser's code and the bytes
-of LOG and LOG.meta it was made from (a hash, never a time: cp -p, tar
-and rsync -t keep a replaced log's old mtime). A kept record made by
-other code or from other bytes is made again, and so is a verdict of
-anything else.
+record it judged. The record's ID names the parser's code and the
+bytes of LOG, LOG.meta and LOG.qemu it was made from (a hash, never a
+time: cp -p, tar and rsync -t keep a replaced log's old mtime). A kept
+record made by other code or from other bytes is made again, and so is
+a verdict of anything else.
 """
 import functools
 import hashlib
@@ -20,9 +20,9 @@ ENCODING = console.ENCODING
 
 
 def log_id(log):
-    """What identifies the bytes of LOG and LOG.meta."""
+    """What identifies the bytes of LOG, LOG.meta and LOG.qemu."""
     h = hashlib.sha256()
-    for path in (log, log + ".meta"):
+    for path in (log, log + ".meta", log + ".qemu"):
         try:
             with open(path, "rb") as f:
                 h.update(f.read())

@@ -276,6 +276,18 @@ def read_meta(log):
     return meta.replace(" ", "\t")
 
 
+def qemu_said(log, most=200):
+    """The last line QEMU itself wrote (LOG.qemu, its stderr), as a field
+    value: "none" when it wrote nothing."""
+    try:
+        with open(log + ".qemu", encoding=ENCODING) as f:
+            lines = [x.strip() for x in f.read().split("\n") if x.strip()]
+    except FileNotFoundError:
+        lines = []
+    last = lines[-1].replace("\t", " ")[:most] if lines else "none"
+    return last
+
+
 def parse(log):
     """(record line, nested lines) of the console LOG."""
     if not os.access(log, os.R_OK):
@@ -285,7 +297,8 @@ def parse(log):
         for raw in f:
             p.feed(raw)
     body = "\t".join(f"{k}={v}" for k, v in p.fields().items())
-    return read_meta(log) + "\t" + body, [f"{s}\t{t}" for s, t in p.nested]
+    return read_meta(log) + f"\tqemu_said={qemu_said(log)}\t" + body, \
+        [f"{s}\t{t}" for s, t in p.nested]
 
 
 @functools.lru_cache(maxsize=None)

@@ -76,8 +76,10 @@ def check_panic(j, r):
 
 def check_final_marker(j, r):
     if get(r, "begin", "0") != "1":
+        said = get(r, "qemu_said", "none")
         return Check("final_marker", "fail", "the guest's init never "
-                     f"reported (qemu exit {get(r, 'qemu_exit')})")
+                     f"reported (qemu exit {get(r, 'qemu_exit')}"
+                     + (f": {said}" if said != "none" else "") + ")")
     if get(r, "end", "0") != "1":
         return Check("final_marker", "fail", "no final marker: the guest "
                      "stopped before its checks ended")

@@ -62,20 +62,32 @@ def check_job(j, twin):
         raise ValueError(f"job {name}: {err}") from None
 
 
-def console_tail(log, n):
-    """The end of a failed boot's console, so that a CI log shows how
-    the guest ended (the whole log stays in DIR/boots)."""
-    if n <= 0:
-        return []
+def tail_of(path, n):
+    """The last N lines of the file PATH (none when it is missing)."""
     try:
-        with open(log, encoding=boot.ENCODING, newline="") as f:
+        with open(path, encoding=boot.ENCODING, newline="") as f:
             lines = f.read().split("\n")
     except OSError:
-        lines = [""]
+        return []
     if lines[-1] == "":
         lines.pop()
-    return [f"    last {n} lines of {log}:"] + \
-        [f"    | {line}" for line in lines[-n:]]
+    return lines[-n:]
+
+
+def console_tail(log, n):
+    """The end of a failed boot's console, so that a CI log shows how
+    the guest ended (the whole log stays in DIR/boots), and what QEMU
+    itself said on its standard error (LOG.qemu), when it said anything:
+    why a QEMU that refused to start did."""
+    if n <= 0:
+        return []
+    out = [f"    last {n} lines of {log}:"] + \
+        [f"    | {line}" for line in tail_of(log, n) or [""]]
+    said = tail_of(log + ".qemu", n)
+    if said:
+        out += [f"    QEMU's own messages ({log}.qemu):"] + \
+            [f"    | {line}" for line in said]
+    return out
 
 
 class Runner:

@@ -199,9 +199,8 @@ def boot(o, prog, kernels, lines, stock, start):
     boots = report.load(o.out, console_parser())
     report.write(o.out, boots)
     passed, failed, skipped = report.totals(boots)
-    if skipped:
-        info(prog, f"{skipped} skipped (# SKIP in {o.out}/results.ktap, "
-             "with the reason)")
+    # The skips' count and each failed boot by name, with its checks.
+    report.tell(prog, o.out, boots)
     info(prog, f"wrote {o.out}/results.ktap, results.csv, results.xml and "
          "checks.csv")
     if script("plot.sh", o.out, ok=range(256))[0]:

@@ -24,7 +24,7 @@ test_boot_fake_crash_fails() {
 	QEMU="$TESTS/fake-qemu.sh" FAKE_QEMU_MODE=crash \
 		"$HARNESS/boot-guest.sh" "$(fake_job 1,maxcpus=4 5)" "$log"
 	expect_eq "crash" "$(reason_of final_marker "$log" 4 1 0 1)" \
-		"the guest's init never reported (qemu exit 1)"
+		"the guest's init never reported (qemu exit 1: fake-qemu: cannot start)"
 }
 
 # A wide job: its own QEMU (not $QEMU), q35 without SMM, with x2APIC
@@ -126,6 +126,11 @@ test_sweep_fake_wrong_count_fails() {
 	}
 	grep -q 'config-6.1-full-hotplug-254 *fail .*(failed: possible_cpus,pid_max,pid_max_min,boot_line)' <<<"$out" || {
 		echo "the boot's line does not name its failed checks: $out"
+		rc=1
+	}
+	# The sweep's end names the failed boot and its checks.
+	grep -q '^sweep-smp.sh: failed config-6.1-full-hotplug-254 (possible_cpus, pid_max, pid_max_min, boot_line): ' <<<"$out" || {
+		echo "the sweep's end does not name the failed boot: $out"
 		rc=1
 	}
 	# The failed boot's console ends the same as its fixture, shown.

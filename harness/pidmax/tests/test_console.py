@@ -55,8 +55,10 @@ class ConsoleTest(unittest.TestCase):
     def test_fields_in_order_after_meta(self):
         line, r, _ = parse_text("", "qemu_exit=0 timed_out=1 seconds=3.5\n")
         names = list(r)
-        self.assertEqual(names[:3], ["qemu_exit", "timed_out", "seconds"])
-        self.assertEqual(names[3:], [k for k, _ in console.FIELDS])
+        self.assertEqual(names[:4], ["qemu_exit", "timed_out", "seconds",
+                                     "qemu_said"])
+        self.assertEqual(names[4:], [k for k, _ in console.FIELDS])
+        self.assertEqual(r["qemu_said"], "none")
         self.assertEqual(r["timed_out"], "1")
         self.assertNotIn(" ", line)
 

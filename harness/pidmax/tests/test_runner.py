@@ -105,6 +105,20 @@ class RunnerTest(unittest.TestCase):
             self.assertFalse(os.path.exists(os.path.join(self.dir, "boots")))
         self.assertEqual(os.listdir(top), ["x"])
 
+    def test_a_qemu_that_refused_to_start_says_why(self):
+        # Its own message, in the terminal's tail and the verdict's
+        # reason; the console log is empty.
+        self.write(boot_job("a", 4))
+        self.env["FAKE_QEMU_MODE"] = "crash"
+        out = self.run_quietly()
+        log = os.path.join(self.dir, "boots", "a.log")
+        self.assertEqual(out[1:], [f"    last 2 lines of {log}:", "    | ",
+                                   f"    QEMU's own messages ({log}.qemu):",
+                                   "    | fake-qemu: cannot start"])
+        with open(log + ".verdict") as f:
+            self.assertIn("the guest's init never reported (qemu exit 1: "
+                          "fake-qemu: cannot start)", f.read())
+
     def test_signal_handlers_are_given_back(self):
         # The stages after the boots (report, plot, baseline) stop on a
         # signal again: the runner leaves the handlers as it found them.

@@ -12,7 +12,21 @@ HARNESS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$HARNESS/lib.sh"
 USAGE="Usage: harness/run-baseline.sh [--jobs N] DIR LABEL=KERNEL...
 Boot DIR's jobs again on the stock kernels (each job of kernel LABEL on
-KERNEL) into DIR/baseline, report them and write DIR/compare.csv."
+KERNEL) into DIR/baseline, report them and write DIR/compare.csv.
+Exits 0 when stock boots fail, on purpose (the sweep's exit status is
+the patched kernels'); 1 when a stage fails; 130, 143 or 129 when INT,
+TERM or HUP stops it. A DIR/baseline that holds other files and is not
+a results folder is refused."
+
+# stop_runner STATUS: stop the runner started in the background, if
+# any, and exit with STATUS.
+stop_runner() {
+	[[ -z ${runner:-} ]] || {
+		kill -TERM "$runner" 2>/dev/null || true
+		wait "$runner" || true
+	}
+	exit "$1"
+}
 
 main() {
 	local jobs=2
@@ -38,8 +52,11 @@ main() {
 	done >"$b/kernels"
 	[[ ! -r $out/shard ]] || cp "$out/shard" "$b/shard"
 	info "booting the baseline: $(grep -vc $'\tskip=' "$b/jobs") guests on the stock kernels; results in $b"
-	# A signal stops the runner, which stops every guest it started.
-	trap '[[ -z $runner ]] || { kill -TERM "$runner"; wait "$runner"; }; exit 130' INT TERM HUP
+	# A signal stops the runner, which stops every guest it started;
+	# the exit status says which signal, as a shell's does.
+	trap 'stop_runner 130' INT
+	trap 'stop_runner 143' TERM
+	trap 'stop_runner 129' HUP
 	"$HARNESS/run-jobs.sh" --jobs "$jobs" "$b" &
 	runner=$!
 	wait "$runner" || die "run-jobs.sh failed on $b"

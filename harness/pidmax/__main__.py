@@ -94,14 +94,17 @@ def one_verb(p, usage, operands, help_text):
 
 
 def cmd_report(args):
-    from . import console, report
+    from . import console, report, results_dir
     if len(args.operands) != 1:
         return usage_error(args, "expects one DIR, not " + (
             f"{len(args.operands)}: {' '.join(args.operands)}"
             if args.operands else "none"))
     d = args.operands[0]
-    boots = report.load(d, console.parser_id())
-    report.write(d, boots)
+    if not os.path.isdir(d):
+        raise ValueError(f"{d} is not a results folder (no such folder)")
+    with results_dir.lock(d):
+        boots = report.load(d, console.parser_id())
+        report.write(d, boots)
     report.tell(PROG, d, boots)
     print(report.summary(boots))
     return 1 if report.totals(boots)[1] else 0
@@ -206,8 +209,12 @@ def cmd_accel(args):
 
 
 def cmd_run(args):
-    from . import runner
-    runner.run(args.dir, args.jobs)
+    from . import results_dir, runner
+    if not os.path.isdir(args.dir):
+        raise ValueError(f"{args.dir} is not a results folder (no such "
+                         "folder)")
+    with results_dir.lock(args.dir):
+        runner.run(args.dir, args.jobs)
     return 0
 
 
@@ -312,7 +319,9 @@ def verbs_of_a_list(verbs):
               "a line for it (and a progress line on a terminal), and the "
               "last lines of a failed boot's console ($PIDMAX_FAIL_TAIL, "
               "default 15; 0 for none). Jobs with a skip field boot "
-              "nothing", cmd_run)
+              "nothing. Exits 0 whatever the boots' verdicts, on purpose: "
+              "it only boots (report.sh DIR fails on a failed boot); 1 "
+              "when a job line is refused before any boot", cmd_run)
     ru.add_argument("--jobs", type=positive, default=2, metavar="N",
                     help="guests booted at once (default 2)")
     ru.add_argument("dir", metavar="DIR")
@@ -361,8 +370,10 @@ def cmd_default(args):
 
 
 def cmd_clean(args):
-    from . import sweep
-    sweep.clean_results(args.dir)
+    from . import results_dir, sweep
+    d = results_dir.claim(args.dir, "DIR")
+    with results_dir.lock(d):
+        sweep.clean_results(d)
     return 0
 
 
@@ -438,7 +449,9 @@ def verbs_of_a_sweep(verbs):
     de.add_argument("tier", metavar="TIER")
     de.add_argument("arch", nargs="?", default="x86_64", metavar="ARCH")
     cl = verb(verbs, "clean", "remove every file a sweep writes into DIR, "
-              "and any half-written one", cmd_clean)
+              "and any half-written one; refuse a DIR that holds other "
+              "files and is not a results folder, else make it one",
+              cmd_clean)
     cl.add_argument("dir", metavar="DIR")
     ki = verb(verbs, "kernel-id", "print what identifies KERNEL across "
               "machines: its build ID, else its sha256", cmd_kernel_id)

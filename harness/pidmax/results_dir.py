@@ -97,7 +97,7 @@ def inside(path, folder):
     return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
-class Busy(RuntimeError):
+class Busy(OSError):
     """Another door holds the folder."""
 
 

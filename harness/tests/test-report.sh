@@ -110,3 +110,34 @@ test_report_reproduces_itself() {
 	expect_eq "checks.csv" "$(cat "$out/checks.csv")" "$want" || rc=1
 	return $rc
 }
+
+# A folder in use (its lock held, as a sweep, report or merge holds it)
+# is refused by a second report, which names the holder; once the lock
+# is free the report runs.
+test_report_refuses_a_folder_in_use() {
+	local d="$TMP/r" fd
+	report_folder "$d"
+	exec {fd}<>"$d/.pidmax-lock"
+	flock -n "$fd"
+	echo "$$" >"$d/.pidmax-lock"
+	must_fail "$d is in use by process $$" "$HARNESS/report.sh" "$d" || return 1
+	[[ ! -e $d/results.ktap ]] || {
+		echo "a refused report wrote results.ktap"
+		return 1
+	}
+	exec {fd}>&-
+	"$HARNESS/report.sh" "$d" >/dev/null 2>&1 || true
+	[[ -s $d/results.ktap ]]
+}
+
+# The clean verb (run-baseline.sh's DIR/baseline) removes a sweep's
+# files only from a results folder: someone's notes are refused, kept.
+test_clean_refuses_someones_folder() {
+	local d="$TMP/notes"
+	mkdir -p "$d/baseline"
+	echo mine >"$d/baseline/mine.txt"
+	echo mine >"$d/plan"
+	must_fail "holds files and is not a results folder" "$HARNESS/pidmax.sh" clean "$d" || return 1
+	expect_eq "kept" "$(cat "$d/plan" "$d/baseline/mine.txt")" "mine
+mine"
+}

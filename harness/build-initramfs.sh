@@ -30,14 +30,16 @@ USAGE="Usage: harness/build-initramfs.sh [--arch A] BUILD_DIR
 Pack busybox-static and guest-init.sh into BUILD_DIR/initramfs.cpio
 (initramfs-A.cpio for an architecture A other than x86_64).
   --modules OBJ  pack the modules of the kernel build folder OBJ
-                 (OBJ/modules.order) into OBJ/modules.cpio instead"
-parse_options "$USAGE" "arch:,modules:" "$@"
+                 (OBJ/modules.order) into OBJ/modules.cpio instead
+  --where  print the archive's path, and build and write nothing"
+parse_options "$USAGE" "arch:,modules:,where" "$@"
 set -- "${OPTS[@]}"
-arch=x86_64 modules=""
+arch=x86_64 modules="" where=0
 while [[ $1 != -- ]]; do
 	case $1 in
 	--arch) arch=$2 ;;
 	--modules) modules=$2 ;;
+	--where) where=1 && shift && continue ;;
 	esac
 	shift 2
 done
@@ -47,6 +49,13 @@ shift
 arch_row "$arch" || usage_error "--arch: see above"
 build=$1
 gen="$build/bin/gen_init_cpio"
+# archive: the initramfs's path.
+archive="$build/initramfs.cpio"
+[[ $arch == x86_64 ]] || archive="$build/initramfs-$arch.cpio"
+if ((where)); then
+	realpath -m "$archive"
+	exit 0
+fi
 # One build at a time in the folder (build-kernel.sh's own --modules
 # runs under its lock).
 mkdir -p "$build"
@@ -75,10 +84,9 @@ gen_tool() {
 
 # base_archive: busybox and guest-init.sh, the initramfs of every guest.
 base_archive() {
-	local out="$build/initramfs.cpio" busybox=${BUSYBOX:-/bin/busybox} # the self-tests point it elsewhere
+	local out=$archive busybox=${BUSYBOX:-/bin/busybox} # the self-tests point it elsewhere
 	local root id list applet
 	if [[ $arch != x86_64 ]]; then
-		out="$build/initramfs-$arch.cpio"
 		# bookworm: the suite of the host (and of debian_mirror in lib.sh).
 		root=$("$HARNESS/fetch-deb.sh" --arch "$ARCH_DEBIAN" "$build/deb-busybox-$arch" \
 			bookworm busybox-static) || die "no busybox-static for $arch (see above)"

@@ -14,6 +14,10 @@
 #   --stock  the same configuration without the series (the baseline),
 #            in kernel-TREE-BUILD-stock/
 #   --bzimage  also a bzImage beside vmlinux (bench.sh's reference boot)
+#   --fragments  build nothing: print the folder the image would go to,
+#            builtin or external (the row's INITRD), and the fragments
+#            in the order they are merged (the sweep's --list plans
+#            from them)
 # The tree's source and series come from harness/trees; a tree fetched
 # from an unreachable suite exits 3.
 # Prints the directory holding the image and its .config (and, for a
@@ -44,14 +48,17 @@ of the image (vmlinux, or arm64's Image) and .config.
   --arch A  a row of harness/arches (default x86_64)
   --stock  build it from the pristine tree instead (no series): the
            baseline's kernel, in kernel-TREE-BUILD-stock
-  --bzimage  also build a bzImage, beside vmlinux"
-local stock=0 bzimage=0 arch=x86_64
-parse_options "$USAGE" "stock,bzimage,arch:" "$@"
+  --bzimage  also build a bzImage, beside vmlinux
+  --fragments  build and write nothing: print the image's folder, the
+           row's INITRD (builtin or external) and the fragments, in order"
+local stock=0 bzimage=0 arch=x86_64 fragments_only=0
+parse_options "$USAGE" "stock,bzimage,arch:,fragments" "$@"
 set -- "${OPTS[@]}"
 while [[ $1 != -- ]]; do
 	case $1 in
 	--stock) stock=1 ;;
 	--bzimage) bzimage=1 ;;
+	--fragments) fragments_only=1 ;;
 	--arch) arch=$2; shift ;;
 	esac
 	shift
@@ -62,10 +69,17 @@ arch_row "$arch" || usage_error "--arch: see above"
 (($# == 3 || $# == 4)) || usage_error "expects BUILD_DIR TREE BUILD [MUTANT_PATCH]"
 ((stock == 0 || $# == 3)) || usage_error "--stock builds no mutant"
 build=$1 tree=$2 variant=$3 mutant=${4:-}
-mkdir -p "$build"
-build=$(cd "$build" && pwd)
 initrd_mode=$(kernel_initrd_mode "$tree" "$variant" "$arch") ||
 	die "no build '$variant' of tree '$tree' for $arch in $KERNEL_TABLE (its trees: $(kernel_trees "$arch"))"
+if ((fragments_only)); then
+	config_fragments
+	build=$(realpath -m "$build")
+	folders --dry
+	printf '%s\n' "$out" "$initrd_mode" "${frags[@]}"
+	return 0
+fi
+mkdir -p "$build"
+build=$(cd "$build" && pwd)
 # Each make and merge_config.sh builds for the row's architecture.
 export ARCH=$ARCH_MAKE CROSS_COMPILE=$ARCH_CROSS
 [[ -z $ARCH_CROSS ]] || command -v "${ARCH_CROSS}gcc" >/dev/null ||
@@ -132,7 +146,7 @@ SERIES_DIR=${PIDMAX_SERIES_DIR:-$(tree_series_dir "$tree")} || die "no series fo
 # folders: the build's log, the tree (src), the objects (obj) and the
 # image's folder (out; a mutant's and the stock build's their own).
 folders() {
-mkdir -p "$build/logs"
+[[ ${1:-} == --dry ]] || mkdir -p "$build/logs"
 local name
 name=$(kernel_name "$tree" "$variant" "$arch")
 log="$build/logs/build-$name.log"

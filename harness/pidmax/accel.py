@@ -48,8 +48,10 @@ def probe(build, kernel, config, initrd):
 
 
 def choose(build, kernel, config, initrd, may_probe=True):
-    """(verdict, how it was reached)."""
-    os.makedirs(build, exist_ok=True)
+    """(verdict, how it was reached). Without MAY_PROBE (the sweep's
+    --list) it writes nothing."""
+    if may_probe:
+        os.makedirs(build, exist_ok=True)
     boot, cache = host_boot(), os.path.join(build, "kvm-probe")
     if not os.access("/dev/kvm", os.R_OK | os.W_OK):
         return "tcg", "no usable /dev/kvm"

@@ -17,6 +17,7 @@ on a results folder (DIR) and can be run alone:
 import os
 import shutil
 import sys
+import tempfile
 import time
 
 from . import (accel, joblist, plan, report, results_dir, runner, shard,
@@ -52,20 +53,13 @@ def prepare(o):
     """The packages, the initramfs (first: a kernel may carry it inside),
     the kernels, and what their plans are given beside them: (kernels,
     unbuilt, given)."""
-    # (the self-tests point PIDMAX_DEPS at true: they need no package)
-    deps = os.environ.get("PIDMAX_DEPS") or os.path.join(tables.HARNESS,
-                                                         "deps.sh")
-    if stops.run_group([deps, "build", o.arch])[0]:
-        raise Fail(f"{deps} build {o.arch} failed (see above)")
-    arch = tables.arches()[o.arch]
-    qemu = os.environ.get("QEMU") or arch.qemu
-    if not o.list and not shutil.which(qemu):
-        raise Fail(f"{qemu} not found: apt-get install "
-                   f"{arch.packages[0] if arch.packages else ''} "
-                   f"(harness/deps.sh build {o.arch})")
-    os.makedirs(o.build, exist_ok=True)
-    o.build = os.path.realpath(o.build)
-    initrd = script("build-initramfs.sh", "--arch", o.arch, o.build)[1]
+    if o.list:
+        # Where the initramfs goes; nothing installed or built.
+        o.build = os.path.realpath(o.build)
+        initrd = script("build-initramfs.sh", "--where", "--arch", o.arch,
+                        o.build)[1]
+    else:
+        initrd = ready(o)
     kernels, unbuilt, series = sk.sweep_kernels(o, o.want)
     given = dict(initrd=initrd, series=series,
                  wide_qemu=sk.wide_qemu(o, kernels),
@@ -73,6 +67,25 @@ def prepare(o):
                  selftests_unchanged=sk.unchanged_selftests(o, kernels,
                                                             o.want))
     return kernels, unbuilt, given
+
+
+def ready(o):
+    """The packages, QEMU, the build folder and the initramfs, for a sweep
+    that boots: the initramfs's path."""
+    # (the self-tests point PIDMAX_DEPS at true: they need no package)
+    deps = os.environ.get("PIDMAX_DEPS") or os.path.join(tables.HARNESS,
+                                                         "deps.sh")
+    if stops.run_group([deps, "build", o.arch])[0]:
+        raise Fail(f"{deps} build {o.arch} failed (see above)")
+    arch = tables.arches()[o.arch]
+    qemu = os.environ.get("QEMU") or arch.qemu
+    if not shutil.which(qemu):
+        raise Fail(f"{qemu} not found: apt-get install "
+                   f"{arch.packages[0] if arch.packages else ''} "
+                   f"(harness/deps.sh build {o.arch})")
+    os.makedirs(o.build, exist_ok=True)
+    o.build = os.path.realpath(o.build)
+    return script("build-initramfs.sh", "--arch", o.arch, o.build)[1]
 
 
 def choose_accel(o, kernels, initrd):
@@ -111,6 +124,7 @@ def sweep(argv, prog):
     start = time.monotonic()
     try:
         o = sweep_options.read(argv, prog, REPO)
+        o.prog = prog
         sk.check_kernel_options(o)
         o.want = sweep_options.wanted_tiers(o)
         if o.list:
@@ -140,10 +154,19 @@ def sweep(argv, prog):
 
 
 def list_jobs(o):
-    """--list: print the job list and boot nothing."""
-    kernels, unbuilt, given = prepare(o)
-    o.accel = choose_accel(o, kernels, given["initrd"])
-    lines = job_list(o, kernels, unbuilt, given)
+    """--list: print the job list, planned from the tables, and install,
+    fetch, build, boot and write nothing (the build folder untouched: a
+    kernel not built yet is planned from its fragments)."""
+    with tempfile.TemporaryDirectory() as o.planned:
+        kernels, unbuilt, given = prepare(o)
+        o.accel = choose_accel(o, kernels, given["initrd"])
+        lines = job_list(o, kernels, unbuilt, given)
+        # A job names the .config its kernel's build will write.
+        for k in kernels:
+            if k.config.startswith(o.planned + os.sep):
+                real = os.path.join(os.path.dirname(k.path), ".config")
+                lines = [x.replace(f"\tconfig={k.config}\t",
+                                   f"\tconfig={real}\t") for x in lines]
     sys.stdout.write("".join(line + "\n" for line in lines))
     return 0
 

@@ -7,6 +7,8 @@ status 3) leaves its kernels unbuilt and their tiers skips."""
 import glob
 import hashlib
 import os
+import re
+import sys
 from dataclasses import dataclass
 
 from . import joblist, stops, tables
@@ -138,6 +140,9 @@ def sweep_kernels(o, want):
         for b, tiers in tables.kernel_plan(o.tree, o.arch, v, o.pick,
                                              want):
             label = tables.kernel_name(o.tree, b, o.arch)
+            if o.list:
+                kernels.append(planned_kernel(o, b, label, tiers, image))
+                continue
             rc, folder = script("build-kernel.sh", "--arch", o.arch, o.build,
                                 o.tree, b, ok=(0, UNREACHABLE))
             if rc == UNREACHABLE:
@@ -149,6 +154,47 @@ def sweep_kernels(o, want):
     return kernels, unbuilt, "yes"
 
 
+def planned_kernel(o, b, label, tiers, image):
+    """--list: the kernel B as a build would make it, built or not:
+    where its image goes, and its .config, else one made from the
+    fragments the build would merge (build-kernel.sh --fragments) into
+    O.planned, the folder of those; "unbuilt" on standard error."""
+    text = script("build-kernel.sh", "--fragments", "--arch", o.arch,
+                  o.build, o.tree, b)[1]
+    folder, mode, *frags = text.splitlines()
+    config = os.path.join(folder, ".config")
+    if not os.path.isfile(config):
+        config = fragments_config(o, label, mode, frags)
+        say(o, f"--list: {label} is not built: planned from its fragments "
+            "(harness/config); a value they leave to tinyconfig is taken "
+            "as unset until the build")
+    return Kernel(os.path.join(folder, image), config, label, b, tuple(tiers))
+
+
+def fragments_config(o, label, mode, frags):
+    """A .config of the fragments FRAGS in order (a later line wins, "is
+    not set" as n), on the architecture, 64-bit, with the tree's version
+    and a built-in initramfs when MODE says builtin; its path in
+    O.planned."""
+    arch = tables.arches()[o.arch]
+    lines = [f"# Linux/{arch.make} {o.tree} Kernel Configuration",
+             f"CONFIG_{arch.kconfig}=y", "CONFIG_64BIT=y"]
+    for path in frags:
+        with open(path, encoding="latin-1") as f:
+            for line in f.read().splitlines():
+                m = re.fullmatch(r"# (CONFIG_\w+) is not set", line.strip())
+                lines.append(f"{m.group(1)}=n" if m else line)
+    if mode == "builtin":
+        lines.append('CONFIG_INITRAMFS_SOURCE="built in"')
+    path = os.path.join(o.planned, f"{label}.config")
+    joblist.write_lines(path, lines)
+    return path
+
+
+def say(o, text):
+    print(f"{o.prog}: {text}", file=sys.stderr, flush=True)
+
+
 def selftests(o, kernels, want):
     """"CPIO N" of the tree's own pid_namespace selftests with its series
     (build-selftests.sh) for a sweep that boots the scenarios or the
@@ -158,6 +204,10 @@ def selftests(o, kernels, want):
     same rules, since the series' selftests pass without it too; "" for
     a --kernel FILE, or a tree without them."""
     if not {"scenario", "holes"} & set(want):
+        return ""
+    if o.list:
+        say(o, "--list: the selftests are built for a boot, not for a list: "
+            "their boot is listed as a skip")
         return ""
     if o.stock:
         return script("build-selftests.sh", "--arch", o.arch, "--series",
@@ -171,7 +221,7 @@ def unchanged_selftests(o, kernels, want):
     """"CPIO N" of the tree's own pid_namespace selftests as its tarball
     has them, for the holes tier of a tree whose series changes them (the
     holes machine is where the series changes pid_max); "" otherwise."""
-    if not any(k.build for k in kernels) or "holes" not in want:
+    if not any(k.build for k in kernels) or "holes" not in want or o.list:
         return ""
     folder = tables.tree_series(o.tree)
     changes = False
@@ -194,6 +244,10 @@ def wide_qemu(o, kernels):
     for k in kernels:
         if any(t.startswith("wide-") for t in k.tiers) and \
                 Config(k.config).boots_wide():
+            if o.list:
+                say(o, "--list: QEMU 10 is fetched for a boot, not for a "
+                    "list: the wide tiers are listed as skips")
+                return ""
             return script("fetch-qemu.sh", o.build, ok=(0, UNREACHABLE))[1]
     return ""
 

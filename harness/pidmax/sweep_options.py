@@ -295,7 +295,9 @@ Options:
                    (baseline.sh), into DIR/baseline; DIR/compare.csv
                    has stock and patched values side by side. The
                    exit status is the patched kernels' alone
-  --list           print the job list (plan.sh) and boot nothing
+  --list           print the job list (plan.sh) in seconds; install,
+                   fetch, build, boot and write nothing (an unbuilt
+                   kernel is planned from its config fragments)
   --shard I/N      run only shard I of N of the job list (shard.sh:
                    every boot in exactly one shard, heavy boots spread);
                    results in DIR (default: results/shard-I-of-N), to

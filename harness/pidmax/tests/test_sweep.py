@@ -111,6 +111,33 @@ class SweepTest(unittest.TestCase):
         self.assertEqual(rc, 1, err)
         self.assertIn(f"in use by process {holder.pid}", err)
 
+    def test_list_builds_nothing_on_a_fresh_clone(self):
+        # No package, no build folder: the kernels of the table planned
+        # from their fragments, where their builds will put them, and
+        # nothing written, installed or fetched.
+        build = os.path.join(self.dir, "build")
+        with mock.patch.dict(os.environ, {"PIDMAX_DEPS": "false"}):
+            rc, out, err = self.run_sweep(
+                "--list", "--tree", "6.1", "--variant", "all",
+                "--fewest-kernels", "--build-dir", build, "--only",
+                "hotplug:33", "--only", "possible:4097")
+        self.assertEqual(rc, 0, err)
+        jobs = [fields(line) for line in out.splitlines()]
+        got = {j["name"]: (j["kernel"], j["config"], j["pid_max"],
+                           j["initrd"]) for j in jobs}
+        for name, small in (("full-maxsmp-wide", False),
+                            ("small-maxsmp-wide-kmod", True)):
+            folder = os.path.join(build, f"kernel-6.1-{name}")
+            for case, want in (("hotplug-033", 33792),
+                               ("possible-4097", 4194304)):
+                # BASE_SMALL's PID_MAX_LIMIT, 32768, clamps both.
+                want = 32768 if small else want
+                self.assertEqual(got[f"6.1-{name}-{case}"], (
+                    os.path.join(folder, "vmlinux"),
+                    os.path.join(folder, ".config"), str(want), "builtin"))
+            self.assertIn(f"--list: 6.1-{name} is not built", err)
+        self.assertEqual(os.listdir(self.dir), [])
+
     def test_bad_command_line_exits_2(self):
         rc, _, err = self.run_sweep("--jobs", "0")
         self.assertEqual(rc, 2)

@@ -25,7 +25,8 @@ class KernelsTest(unittest.TestCase):
 
     def options(self, **more):
         o = dict(arch="x86_64", tree="9.9", variant="full", accel="auto",
-                 kernel="", config="", baseline=False, build=self.dir)
+                 kernel="", config="", baseline=False, build=self.dir,
+                 list=False)
         o.update(more)
         return types.SimpleNamespace(**o)
 

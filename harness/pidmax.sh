@@ -1,7 +1,7 @@
 #!/bin/bash
 # pidmax.sh - run the package harness/pidmax: python3 -m pidmax VERB...
-# (parse, judge, report, run, shard, expected, check-jobs; --help lists
-# them). The stages' scripts (report.sh and its kind) are shims over it.
+# (a verb a stage; --help lists every one). The stages' scripts
+# (report.sh and its kind) are shims over it.
 #
 # Debian's python3 (/usr/bin/python3, which deps.sh installs) when it is
 # there, else the first python3 on PATH: the package needs only the

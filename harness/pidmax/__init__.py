@@ -20,10 +20,13 @@ baseline  the job list again on the stock kernels
 compare   the baseline's values beside the patched ones
 budget    the PID budget's rows and fit
 accel     the accelerator: KVM only when a probe boot passes
+merge     the shards' results folders joined into one (merge-results.sh)
+results_dir  what a results folder is, which OUT a door refuses, its lock
+stops     INT, TERM and HUP: a door and its children stopped, 130/143/129
 
 `python3 -m pidmax VERB` (or harness/pidmax.sh VERB) is the front, a verb
 a stage; plan.sh, boot-guest.sh, run-jobs.sh, parse-console.sh,
-judge.sh, report.sh, shard.sh, baseline.sh, compare.sh and accel.sh are
-its shims. The sweep's front (sweep-smp.sh), the builders and fetchers
+judge.sh, report.sh, shard.sh, baseline.sh, compare.sh, accel.sh and
+merge-results.sh are its shims. The sweep's front (sweep-smp.sh), the builders and fetchers
 and the guest's init are shell.
 """

@@ -17,10 +17,16 @@ ENCODING = "latin-1"
 
 def write_lines(path, lines):
     """LINES into PATH, a line each, through PATH.tmp and a rename: a
-    reader never sees half a file."""
-    with open(path + ".tmp", "w", encoding=ENCODING) as f:
-        f.write("".join(line + "\n" for line in lines))
-    os.replace(path + ".tmp", path)
+    reader never sees half a file, and a stop (a signal's Stop) or an
+    error leaves no PATH.tmp behind."""
+    try:
+        with open(path + ".tmp", "w", encoding=ENCODING) as f:
+            f.write("".join(line + "\n" for line in lines))
+        os.replace(path + ".tmp", path)
+    except BaseException:
+        if os.path.lexists(path + ".tmp"):
+            os.remove(path + ".tmp")
+        raise
 
 
 def fields(text):

@@ -64,9 +64,9 @@ def check_out(path, what="--out"):
         # Root may write anywhere os.access() says; a folder made and
         # removed at once is the only sure test.
         os.rmdir(tempfile.mkdtemp(prefix=".pidmax-probe-", dir=parent))
-    except OSError as err:
+    except OSError:
         raise NotResults(f"{what} {path} cannot be made: {parent} is not a "
-                         f"writable folder ({err.strerror})") from None
+                         "folder this user can write in") from None
 
 
 def nearest_existing(path):

@@ -42,6 +42,15 @@ class Maker:
         self.small, self.is64, self.kunit = facts
         self.variant = "small" if self.small else "full"
 
+    def cases(self):
+        """The kunit_cases field of a kernel with the suite: the cases it
+        must pass (tables.kunit_cases), read once."""
+        if str(self.kunit) == "0":
+            return []
+        if not hasattr(self, "_cases"):
+            self._cases = ",".join(tables.kunit_cases())
+        return [("kunit_cases", self._cases)]
+
     def skip(self, case, tier, reason):
         """The line of a boot that does not apply to this kernel."""
         return line([("name", f"{self.label}-{case}"), ("tier", tier),
@@ -95,7 +104,8 @@ class Maker:
             ("pid_max", boot_value), ("pid_max_min", e.minimum),
             ("pid_max_max", e.limit), ("line_default", e.pid_max),
             ("line_min", e.minimum), ("sysctl_refused", x["sysctl_refused"]),
-            ("kunit", self.kunit), ("series", x["series"] or self.series),
+            ("kunit", self.kunit), *self.cases(),
+            ("series", x["series"] or self.series),
             ("machine", x["machine"]), ("qemu", x["qemu"])])
 
 

@@ -121,6 +121,20 @@ def tree_series(name):
     return os.path.join(os.path.dirname(HARNESS), tree(name)[1])
 
 
+def kunit_cases():
+    """The cases the KUnit suite "pid_max" of this checkout's series has
+    (config/kunit-pid_max.cases; the self-tests point PIDMAX_KUNIT_CASES
+    at the list their recorded logs were made with). The planner writes
+    them into each job of a kernel with the suite, so that a folder is
+    judged by the cases of the kernel it booted, whatever the list says
+    later."""
+    path = os.environ.get("PIDMAX_KUNIT_CASES") or os.path.join(
+        HARNESS, "config", "kunit-pid_max.cases")
+    with open(path, encoding="utf-8") as f:
+        names = [line.strip() for line in f]
+    return [n for n in names if n and not n.startswith("#")]
+
+
 def tree_mutants(name):
     """The folder of the mutants of the tree NAME's series (its row's
     MUTANTS, as SERIES), or "" when it has none (-)."""

@@ -58,6 +58,19 @@ job_for() {
 	make_job "case-$1" hotplug "$1" "$2" "1,maxcpus=$1" "${@:6}"
 }
 
+# pick_fields KEY...: the fields KEY=VALUE of each job line read, in the
+# line's order, whatever fields lie between them.
+pick_fields() {
+	awk -F'\t' -v keys="$*" '
+		BEGIN { n = split(keys, k, " "); for (i = 1; i <= n; i++) want[k[i]] = 1 }
+		{ out = ""
+		  for (i = 1; i <= NF; i++) {
+			key = substr($i, 1, index($i, "=") - 1)
+			if (key in want) out = out (out == "" ? "" : "\t") $i
+		  }
+		  print out }'
+}
+
 # judged LOG CPUS ONLINE SMALL IS64 [KUNIT [FIELD=VALUE...]]: judge.sh's
 # whole answer for a recorded log.
 judged() {

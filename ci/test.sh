@@ -24,8 +24,8 @@ REGIME_CPUS=1,2,4,5,8,16,31,32,33,34,37,38,64,100,128,200,255
 # points between: the hotplug tier of 6.12 and 7.3 (machine vmware);
 # their online tier takes 117 s for 200 CPUs, 165 s for 255.
 FULL_REGIME_CPUS=1,2,31,32,33,34,37,38,64,128,255
-# The online tier of CI's 6.1 sweep: the default list (lib.sh's
-# DEFAULT_ONLINE) without 96, 128 and 192 (boots of 7 to 64 s that run
+# The online tier of CI's 6.1 sweep: the default list (DEFAULT_ONLINE
+# of harness/pidmax/plan.py) without 96, 128 and 192 (boots of 7 to 64 s that run
 # alone), still crossing 32/33 and the top, and the PID budget's fit.
 CI_ONLINE=1,2,4,8,16,32,33,64,255
 # CI's 6.1 steps boot every tier on one kernel a variant

@@ -92,12 +92,12 @@ csv_seconds() {
 # duration; a boot that does not reach its final marker stops the bench.
 boots() {
 	local name=$1 smp=$2 count=$3 style=${4:-} k=${5:-$kernel} i log job
-	job_kernel "$k" "$kdir/.config" "$(kernel_initrd "$kdir/.config" "$initrd")" bench tcg
+	job_kernel "$k" "$kdir/.config" "$("$HARNESS/pidmax.sh" initrd-of "$kdir/.config" "$initrd")" bench tcg
 	job=$(make_job "$name" bench "${smp##*=}" "${smp%%,*}" "$smp")
 	for ((i = 1; i <= count; i++)); do
 		log="$out/boots/$name-$i.log"
 		BOOT_STYLE=$style "$HARNESS/boot-guest.sh" "$job" "$log"
-		[[ $(kv_get "$("$HARNESS/parse-console.sh" "$log")" end) == 1 ]] ||
+		[[ $(job_field "$("$HARNESS/parse-console.sh" "$log")" end) == 1 ]] ||
 			die "$name boot $i did not reach its final marker: $log"
 		sed 's/.* seconds=\([0-9.]*\).*/\1/' "$log.meta"
 	done

@@ -58,7 +58,7 @@ plot_budget() {
 	local out=$1 data label a b
 	local -a plots=()
 	data=$(mktemp -d)
-	formula_curve 0 1 >"$data/formula"
+	"$HARNESS/pidmax.sh" curve >"$data/formula"
 	# The 2010 report that started it: 25163 processes before the login
 	# prompt on a 1664-CPU machine (a later point in boot than init).
 	echo "1664 25163" >"$data/report2010"

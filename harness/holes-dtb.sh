@@ -34,7 +34,7 @@ main() {
 	[[ $cpus =~ ^[0-9]+$ ]] && ((cpus <= 4096)) || usage_error "--cpus wants a count up to 4096, not '$cpus'"
 	(($# >= 3)) || usage_error "expects OUT HOLES QEMU QEMU_ARG..."
 	local out=$1 holes qemu=$3 id
-	holes=$(parse_cpu_list "$2" 8192 0) || usage_error "HOLES: see above"
+	holes=$("$HARNESS/pidmax.sh" cpu-list "$2" 8192 0) || usage_error "HOLES: see above"
 	[[ -n $holes ]] || ((cpus)) || usage_error "HOLES names no CPU and --cpus adds none"
 	shift 3
 	command -v fdtput >/dev/null && command -v dtc >/dev/null ||

@@ -11,8 +11,6 @@ HARNESS_LIB_DIR=${BASH_SOURCE[0]%/*}
 [[ $HARNESS_LIB_DIR != "${BASH_SOURCE[0]}" ]] || HARNESS_LIB_DIR=.
 HARNESS_LIB_DIR=$(cd "$HARNESS_LIB_DIR" && pwd)
 
-# The most vCPUs QEMU's TCG accelerator will start on this QEMU (7.2).
-MAX_QEMU_CPUS=255
 
 # die MESSAGE: a runtime error; exit 1.
 die() {
@@ -132,29 +130,14 @@ parse_options() {
 
 # --- the line format -------------------------------------------------
 # Jobs (DIR/jobs, one boot a line) and records (parse-console.sh's
-# output) are lines of TAB-separated KEY=VALUE fields: named, in any
-# order, and a value may hold spaces ("append=nr_cpus=40 maxcpus=2").
-# A value never holds a TAB or a newline.
+# output) are lines of TAB-separated KEY=VALUE fields, read and written
+# by harness/pidmax/joblist.py alone; the shell asks it for a field
+# (job_field).
 
-# kv_load ARRAY LINE: the fields of LINE into the associative ARRAY
-# (declared by the caller), replacing what it held.
-kv_load() {
-	local -n _kv_into=$1
-	local -a _kv_fields=()
-	local _kv_f
-	_kv_into=()
-	IFS=$'\t' read -r -a _kv_fields <<<"$2" || true
-	for _kv_f in "${_kv_fields[@]}"; do
-		[[ $_kv_f == *=* ]] && _kv_into[${_kv_f%%=*}]=${_kv_f#*=}
-	done
-	return 0
-}
-
-# kv_get LINE KEY: the value of KEY in LINE, or "none" when it has none.
-kv_get() {
-	local -A _kv_one=()
-	kv_load _kv_one "$1"
-	printf '%s\n' "${_kv_one[$2]-none}"
+# job_field LINE KEY: the value of KEY in the job or record LINE, or
+# "none" when it has none.
+job_field() {
+	"$HARNESS_LIB_DIR/pidmax.sh" field "$2" <<<"$1"
 }
 
 # debian_mirror: the Debian archive the host's apt is configured with
@@ -195,59 +178,6 @@ debian_mirror() {
 # half-written temporary one (the list is harness/pidmax/sweep.py's).
 clean_results() {
 	"$HARNESS_LIB_DIR/pidmax.sh" clean "$1"
-}
-
-# parse_cpu_list LIST [MAX [MIN]]: print each CPU count of LIST
-# ("1,2,32-34,255") on its own line, sorted and without repeats, each in
-# MIN..MAX (default 1..MAX_QEMU_CPUS). "all" means MIN..MAX; an empty
-# LIST prints nothing. Returns 1 with a message on bad input.
-parse_cpu_list() {
-	local list=$1 max=${2:-$MAX_QEMU_CPUS} min=${3:-1} item lo hi n
-	local -a counts=()
-
-	[[ -z $list ]] && return 0
-	[[ $list == all ]] && list="$min-$max"
-	local IFS=,
-	for item in $list; do
-		if [[ $item =~ ^([0-9]+)$ ]]; then
-			lo=${BASH_REMATCH[1]}
-			hi=$lo
-		elif [[ $item =~ ^([0-9]+)-([0-9]+)$ ]]; then
-			lo=${BASH_REMATCH[1]}
-			hi=${BASH_REMATCH[2]}
-		else
-			echo "bad CPU list '$1': '$item' is not N or N-M" >&2
-			return 1
-		fi
-		# Force base 10: "010" is ten, not eight.
-		lo=$((10#$lo))
-		hi=$((10#$hi))
-		if ((lo < min || hi > max)); then
-			echo "bad CPU list '$1': '$item' is outside $min-$max" >&2
-			return 1
-		fi
-		if ((lo > hi)); then
-			echo "bad CPU list '$1': '$item' runs backwards" >&2
-			return 1
-		fi
-		for ((n = lo; n <= hi; n++)); do
-			counts+=("$n")
-		done
-	done
-	printf '%s\n' "${counts[@]}" | sort -n -u
-}
-
-# kconfig_get CONFIG_FILE SYMBOL: print the value of CONFIG_SYMBOL in a
-# .config ("y", "1", a number...), or "n" when it is not set.
-kconfig_get() {
-	local file=$1 sym=$2 line
-
-	line=$(grep -E "^CONFIG_${sym}=" "$file" | tail -n 1) || true
-	if [[ -z $line ]]; then
-		echo n
-	else
-		echo "${line#*=}"
-	fi
 }
 
 # --- the tables ------------------------------------------------------
@@ -383,91 +313,6 @@ in_words() {
 	[[ " $2 " == *" $1 "* ]]
 }
 
-# --- what a kernel can boot ------------------------------------------
-# Answered from its .config alone, the same for a kernel built by the
-# sweep and for any --kernel FILE.
-
-# kernel_initrd CONFIG INITRD: how the jobs of a kernel give the guest
-# its initramfs: "builtin" when the kernel carries one
-# (CONFIG_INITRAMFS_SOURCE set: the wide kernels, since an -initrd
-# overwrites SeaBIOS's ACPI tables past about 1000 CPUs), else INITRD.
-kernel_initrd() {
-	local src
-	src=$(kconfig_get "$1" INITRAMFS_SOURCE)
-	if [[ $src == n || $src == '""' ]]; then
-		echo "$2"
-	else
-		echo builtin
-	fi
-}
-
-# expected_vars CPUS BASE_SMALL IS_64BIT [MODEL]: set EXP_MAX, EXP_MIN,
-# EXP_LIMIT and EXP_CLAMPED to what a kernel must compute for CPUS (4 KiB
-# pages, on x86-64 and arm64 alike):
-#
-#   default = BASE_SMALL ? 4096 : 32768              (PID_MAX_DEFAULT)
-#   limit   = BASE_SMALL ? 4096 * 8 :
-#             64-bit ? 4194304 : default             (PID_MAX_LIMIT)
-#   pid_max = min(limit, max(default, 1024 * CPUS))
-#   min     = min(pid_max, max(301, 8 * CPUS))       (RESERVED_PIDS + 1)
-#   clamped = 1 when either min() cut a value
-#
-# MODEL series (the default): the patched kernel, CPUS its nr_cpu_ids
-# (the highest possible CPU id + 1). MODEL stock: the kernel without the
-# series, CPUS its num_possible_cpus() (the possible CPUs, holes not
-# counted), and min not cut to pid_max (stock has no such clamp: with
-# BASE_SMALL past 4096 CPUs its minimum lies above pid_max).
-#
-# This is the formula, written down independently of the kernel source;
-# it must never be fed with values read back from a guest.
-expected_vars() {
-	local cpus=$1 small=$2 is64=$3 model=${4:-series} dflt want
-	[[ $model == series || $model == stock ]] || {
-		echo "expected_pid_max: MODEL is series or stock, not '$model'" >&2
-		return 1
-	}
-
-	if ! [[ $cpus =~ ^[0-9]+$ ]] || ((10#$cpus < 1)); then
-		echo "expected_pid_max: bad CPU count '$cpus'" >&2
-		return 1
-	fi
-	cpus=$((10#$cpus))
-	EXP_CLAMPED=0
-	if ((small)); then
-		dflt=4096
-		EXP_LIMIT=$((4096 * 8))
-	else
-		dflt=32768
-		if ((is64)); then
-			EXP_LIMIT=$((4 * 1024 * 1024))
-		else
-			EXP_LIMIT=$dflt
-		fi
-	fi
-	want=$((1024 * cpus))
-	((want < dflt)) && want=$dflt
-	EXP_MAX=$want
-	if ((EXP_MAX > EXP_LIMIT)); then
-		EXP_MAX=$EXP_LIMIT
-		EXP_CLAMPED=1
-	fi
-	want=$((8 * cpus))
-	((want < 301)) && want=301
-	EXP_MIN=$want
-	if [[ $model == series ]] && ((EXP_MIN > EXP_MAX)); then
-		EXP_MIN=$EXP_MAX
-		EXP_CLAMPED=1
-	fi
-	return 0
-}
-
-# expected_pid_max CPUS BASE_SMALL IS_64BIT [MODEL]: print
-# "pid_max pid_max_min pid_max_limit clamped" (see expected_vars).
-expected_pid_max() {
-	expected_vars "$@" || return 1
-	echo "$EXP_MAX $EXP_MIN $EXP_LIMIT $EXP_CLAMPED"
-}
-
 # --- jobs ------------------------------------------------------------
 # A job is one boot: what to boot and how (kernel, initrd, accel, QEMU's
 # -smp, memory, timeout, extra kernel parameters) and what the judge
@@ -512,16 +357,6 @@ make_job() {
 # (harness/pidmax/sweep_kernels.py): its build ID, else its sha256.
 kernel_id() {
 	"$HARNESS_LIB_DIR/pidmax.sh" kernel-id "$1"
-}
-
-# formula_curve BASE_SMALL IS_64BIT: "N pid_max" of the formula for N
-# from 1 to 8192 CPU ids (every N to 32, then steps of N/16), for plots.
-formula_curve() {
-	local n
-	for ((n = 1; n <= 8192; n = n < 32 ? n + 1 : n + n / 16)); do
-		expected_vars "$n" "$1" "$2"
-		echo "$n $EXP_MAX"
-	done
 }
 
 # draw BASE: run the gnuplot script on stdin (without terminal and

@@ -37,9 +37,9 @@ points() {
 plots=()
 for v in full small; do
 	[[ -n $(points "$v" hotplug)$(points "$v" online)$(points "$v" possible)$(points "$v" wide-online)$(points "$v" wide-hotplug) ]] || continue
-	small=0
-	[[ $v == small ]] && small=1
-	formula_curve "$small" 1 >"$data/$v.formula"
+	small=()
+	[[ $v != small ]] || small=(--small)
+	"$HARNESS/pidmax.sh" curve "${small[@]}" >"$data/$v.formula"
 	points "$v" hotplug >"$data/$v.hotplug"
 	points "$v" online >"$data/$v.online"
 	points "$v" possible >"$data/$v.possible"

@@ -46,10 +46,10 @@ shift
 (($# == 2)) || usage_error "expects JOB and LOG"
 [[ $every =~ ^[0-9]*\.?[0-9]+$ ]] || usage_error "--every takes seconds, not '$every'"
 local job=$1 log=$2 kernel qemu port
-kernel=$(kv_get "$job" kernel)
+kernel=$(job_field "$job" kernel)
 [[ -r $kernel ]] || die "kernel $kernel is not readable"
 command -v nm >/dev/null || die "nm not found: apt-get install binutils"
-qemu=$(kv_get "$job" qemu)
+qemu=$(job_field "$job" qemu)
 [[ $qemu == none || -z $qemu ]] && qemu=${QEMU:-qemu-system-x86_64}
 qemu=$(command -v "$qemu") || die "$qemu not found: apt-get install qemu-system-x86"
 
@@ -65,7 +65,7 @@ chmod +x "$tmp/qemu"
 # Boot 1, unsampled: the kernel's own timestamps (a sampled boot can
 # fail the early TSC calibration, and its timestamps stay 0 until late).
 local append
-append=$(kv_get "$job" append)
+append=$(job_field "$job" append)
 [[ $append != none ]] || append=""
 "$HARNESS/boot-guest.sh" "$job"$'\t'"append=${append:+$append }printk.time=1" "$log.gaps" ||
 	die "the unsampled boot failed to run (see $log.gaps.qemu)"

@@ -42,14 +42,72 @@ def cmd_expected(args):
     return 0
 
 
+def cmd_curve(args):
+    """The formula's curve for the pictures (plot.sh, budget.sh): "N
+    pid_max" for N CPU ids from 1 to 8192, every N to 32, then steps of
+    N/16."""
+    n = 1
+    while n <= 8192:
+        print(n, formula.expected(n, args.small, not args.bits32).pid_max)
+        n = n + 1 if n < 32 else n + n // 16
+    return 0
+
+
+def cmd_field(args):
+    """The fields KEY... of each job or record line of standard input,
+    TAB-joined in the order asked, "none" for a missing one."""
+    from . import joblist
+    for text in sys.stdin.read().splitlines():
+        f = joblist.fields(text)
+        print("\t".join(f.get(k, "none") for k in args.keys))
+    return 0
+
+
+def cmd_cpu_list(args):
+    """Each CPU count of LIST (plan.cpu_list), a line each."""
+    from . import plan
+    for n in plan.cpu_list(args.list, args.top, args.least):
+        print(n)
+    return 0
+
+
+def cmd_initrd_of(args):
+    """How the jobs of the kernel of CONFIG give it INITRD."""
+    from .kconfig import Config
+    print(Config(args.config).initrd(args.initrd))
+    return 0
+
+
+def verbs_of_a_line(verbs):
+    cu = verb(verbs, "curve", "print the formula's curve, \"N pid_max\" for "
+              "N from 1 to 8192 CPU ids, for the pictures", cmd_curve)
+    cu.add_argument("--small", action="store_true", help="CONFIG_BASE_SMALL")
+    cu.add_argument("--32bit", dest="bits32", action="store_true")
+    fi = verb(verbs, "field", "print the fields KEY... of each job or record "
+              "line on standard input, TAB-joined (none when missing)",
+              cmd_field)
+    fi.add_argument("keys", nargs="+", metavar="KEY")
+    cl = verb(verbs, "cpu-list", "print each CPU count of LIST (like "
+              "1,2,32-34,255 or all), a line each, from LEAST to TOP",
+              cmd_cpu_list)
+    cl.add_argument("list", metavar="LIST")
+    cl.add_argument("top", type=int, nargs="?", default=255, metavar="TOP")
+    cl.add_argument("least", type=int, nargs="?", default=1, metavar="LEAST")
+    io = verb(verbs, "initrd-of", "print builtin when the kernel of CONFIG "
+              "carries its initramfs, else INITRD", cmd_initrd_of)
+    io.add_argument("config", metavar="CONFIG")
+    io.add_argument("initrd", metavar="INITRD")
+
+
 def cmd_check_jobs(args):
     from . import joblist
+    from .kconfig import Config
     bad = checked = 0
     for path in args.jobs:
         for job in joblist.read(path):
             if job.skip:
                 continue
-            small, is64 = joblist.kconfig(job.get("config"))
+            small, is64, _ = Config(job.get("config")).pid_params()
             for m in joblist.mismatches(job, small, is64):
                 print(f"{path}: {job.get('name')}: {m}")
                 bad += 1
@@ -493,6 +551,7 @@ def main(argv=None):
     e.add_argument("--model", choices=formula.MODELS, default="series")
     e.set_defaults(run=cmd_expected)
     verbs_of_a_sweep(verbs)
+    verbs_of_a_line(verbs)
     c = verbs.add_parser("check-jobs", help="hold job lists to the formula")
     c.add_argument("jobs", nargs="+", metavar="JOBS")
     c.set_defaults(run=cmd_check_jobs)
@@ -507,6 +566,11 @@ def main(argv=None):
             return args.run(args)
     except stops.Stop as stop:
         return stop.status
+    except BrokenPipeError:
+        # A reader that stopped early (curve | head): quiet, as a shell
+        # tool killed by SIGPIPE.
+        sys.stderr.close()
+        return 141
     except (OSError, ValueError, KeyError) as err:
         print(f"{PROG}: error: {err}", file=sys.stderr)
         return 1

@@ -100,17 +100,6 @@ def read(path):
         return [Job.parse(line) for line in f if line.strip()]
 
 
-def kconfig(path):
-    """(BASE_SMALL, 64-bit) of a kernel .config, as lib.sh reads them."""
-    values = {}
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            key, sep, value = line.strip().partition("=")
-            if sep and key.startswith("CONFIG_"):
-                values[key[7:]] = value
-    return values.get("BASE_SMALL") in ("1", "y"), values.get("64BIT") == "y"
-
-
 def mismatches(job, small, is64):
     """The fields of JOB that differ from the formula, "KEY=GOT want W"."""
     model = job.get("model") or "series"

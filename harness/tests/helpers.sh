@@ -117,7 +117,7 @@ sweep() {
 
 # wide_config FILE [LINE...]: the recorded 6.1 .config with the KUnit
 # suite as a wide kernel's (NR_CPUS 8192, x2APIC, interrupt remapping),
-# and LINEs after it (a later line wins, as in kconfig_get).
+# and LINEs after it (a later line wins, as in pidmax/kconfig.py).
 wide_config() {
 	{
 		sed 's/^CONFIG_NR_CPUS=.*/CONFIG_NR_CPUS=8192/' "$FIX/config-6.1-full-kunit"
@@ -138,8 +138,8 @@ split_run() {
 		"$HARNESS/shard.sh" "$i/$2" "$1/plan" >"$d/jobs"
 		# (a skipped job has no log)
 		while IFS= read -r line; do
-			[[ $(kv_get "$line" skip) != none ]] ||
-				cp "$1/boots/$(kv_get "$line" name).log"* "$d/boots/"
+			[[ $(job_field "$line" skip) != none ]] ||
+				cp "$1/boots/$(job_field "$line" name).log"* "$d/boots/"
 		done <"$d/jobs"
 	done
 }

@@ -29,23 +29,11 @@ test_arch_tables() {
 	return $rc
 }
 
-# The formula's stock model: the count it is given (the possible CPUs),
-# and a minimum not cut to pid_max.
-test_expected_stock_model() {
-	local rc=0
-	expect_eq "series, 64 ids" "$(expected_pid_max 64 0 1)" "65536 512 4194304 0" || rc=1
-	expect_eq "stock, 48 possible" "$(expected_pid_max 48 0 1 stock)" "49152 384 4194304 0" || rc=1
-	expect_eq "series, small 4097" "$(expected_pid_max 4097 1 1 series)" "32768 32768 32768 1" || rc=1
-	expect_eq "stock, small 4097" "$(expected_pid_max 4097 1 1 stock)" "32768 32776 32768 1" || rc=1
-	expected_pid_max 8 0 1 patched >/dev/null 2>&1 && { echo "an unknown model was taken"; rc=1; }
-	return $rc
-}
-
 # fields JOB KEY...: "KEY=VALUE ..." of JOB for those keys, in order.
 fields() {
 	local k out=""
 	for k in "${@:2}"; do
-		out+="$k=$(kv_get "$1" "$k") "
+		out+="$k=$(job_field "$1" "$k") "
 	done
 	echo "${out% }"
 }
@@ -223,7 +211,7 @@ test_report_recorded_selftests() {
 	job=$("$HARNESS/plan.sh" --kernel /k --config "$TMP/config-arm64" --initrd /i --label a \
 		--cpus "" --online "" --holes 64 --scenarios no --selftests-unchanged "/u.cpio 3" |
 		grep -- '-selftests-unchanged' | sed 's/\tkunit=0/\tkunit=1/')
-	name=$(kv_get "$job" name)
+	name=$(job_field "$job" name)
 	printf '%s\n' "$job" >"$d/jobs"
 	cp "$FIX/arm64-holes-064-selftests-unchanged-7.3.log" "$d/boots/$name.log"
 	cp "$FIX/arm64-holes-064-selftests-unchanged-7.3.log.meta" "$d/boots/$name.log.meta"

@@ -13,8 +13,8 @@ test_parse_recorded_pass() {
 			rc=1
 		}
 	done
-	expect_eq "kv_get" "$(kv_get "$r" pid_max_min)" 2040 || rc=1
-	expect_eq "kv_get absent" "$(kv_get "$r" nosuchkey)" none || rc=1
+	expect_eq "job_field" "$(job_field "$r" pid_max_min)" 2040 || rc=1
+	expect_eq "job_field absent" "$(job_field "$r" nosuchkey)" none || rc=1
 	return $rc
 }
 
@@ -70,7 +70,7 @@ test_judge_lists_every_failed_check() {
 	expect_eq "every check" "$(judge "$log" 255 1 0 1)" \
 		"fail: log_scan,possible_cpus,pid_max,pid_max_min" || rc=1
 	v=$(judged "$log" 255 1 0 1 | sed -n 1p)
-	expect_eq "verdict reason" "$(kv_get "$v" reason)" \
+	expect_eq "verdict reason" "$(job_field "$v" reason)" \
 		"the console shows an oops, BUG or WARNING; possible CPUs 254, expected 255; pid_max 32768, expected 261120; pid_max_min 301, expected 2040" || rc=1
 	return $rc
 }
@@ -208,10 +208,10 @@ test_judge_stock_empty_range() {
 test_parse_recorded_budget() {
 	local r rc=0
 	r=$("$HARNESS/parse-console.sh" "$FIX/budget-online-008.log")
-	expect_eq "last_pid_at_init" "$(kv_get "$r" last_pid_at_init)" 63 || rc=1
-	expect_eq "tasks" "$(kv_get "$r" tasks)" 55 || rc=1
-	expect_eq "kthreads" "$(kv_get "$r" kthreads)" 53 || rc=1
-	expect_eq "brought up" "$(kv_get "$r" brought_up)" 8 || rc=1
+	expect_eq "last_pid_at_init" "$(job_field "$r" last_pid_at_init)" 63 || rc=1
+	expect_eq "tasks" "$(job_field "$r" tasks)" 55 || rc=1
+	expect_eq "kthreads" "$(job_field "$r" kthreads)" 53 || rc=1
+	expect_eq "brought up" "$(job_field "$r" brought_up)" 8 || rc=1
 	expect_eq "judged" "$(judge "$FIX/budget-online-008.log" 8 8 0 1 1)" pass || rc=1
 	return $rc
 }

@@ -220,7 +220,7 @@ test_fake_tree_is_one_row() {
 	mkdir -p "$src/kernel" "$src/scripts/kconfig" "$bin" "$series"
 	printf 'int pid_max = 32768;\n' >"$src/kernel/pid.c"
 	# merge_config.sh -m -O OBJ BASE FRAGMENT...: the fragments after the
-	# base (a later line wins, as in kconfig_get).
+	# base (a later line wins, as in pidmax/kconfig.py).
 	printf '#!/bin/sh\nshift 3\nbase=$1\nshift\ncat "$@" >>"$base"\n' \
 		>"$src/scripts/kconfig/merge_config.sh"
 	chmod +x "$src/scripts/kconfig/merge_config.sh"
@@ -258,7 +258,7 @@ MAKE
 	expect_eq "last line" "$(tail -n 1 <<<"$out")" "1 passed, 0 failed, 1 skipped" || return 1
 	local line got=""
 	while IFS= read -r line; do
-		got+="$(kv_get "$line" name) $(kv_get "$line" online) $(kv_get "$line" pid_max) $(kv_get "$line" skip);"
+		got+="$(job_field "$line" name) $(job_field "$line" online) $(job_field "$line" pid_max) $(job_field "$line" skip);"
 	done <"$TMP/sweep/jobs"
 	expect_eq "jobs" "$got" "9.9-full-online-064 64 65536 none;9.9-full-possible-0300 none none possible_cpus= only lowers the CPU count of this kernel under TCG;" || return 1
 	grep -q "^ok 2 9.9-full-possible-0300 # SKIP possible_cpus= only lowers" "$TMP/sweep/results.ktap" || {

@@ -5,6 +5,7 @@ import tempfile
 import unittest
 
 from pidmax import joblist
+from pidmax.kconfig import Config
 from pidmax.__main__ import main
 
 FIX = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "fixtures")
@@ -29,7 +30,7 @@ class JobTest(unittest.TestCase):
         self.assertEqual(job.count(), 48)
 
     def test_mismatches(self):
-        small, is64 = joblist.kconfig(CONFIG)
+        small, is64, _ = Config(CONFIG).pid_params()
         self.assertEqual((small, is64), (False, True))
         job = joblist.Job.parse(HOLES)
         self.assertEqual(joblist.mismatches(job, small, is64), [])

@@ -78,7 +78,17 @@ main() {
 	mapfile -t patches < <(grep -v -E '^[[:space:]]*(#|$)' "$series/series")
 	cp "$series/series" "${patches[@]/#/$series/}" "$src/patches/"
 	make -s -C "$src" O="$dir" tinyconfig >/dev/null
+	run_prefixes "$tree" "$series" "$src" "$dir" "${patches[@]}"
+}
 
+# run_prefixes TREE SERIES SRC DIR PATCH...: push each PATCH of the
+# series folder SERIES in turn onto the pristine tree SRC (configured
+# in DIR), compile every prefix, print its KTAP and the summary line;
+# fails when a prefix failed.
+run_prefixes() {
+	local tree=$1 series=$2 src=$3 dir=$4
+	shift 4
+	local -a patches=("$@")
 	local base warnings new i n=0 passed=0 failed=0 touched
 	echo "KTAP version 1"
 	echo "1..$((${#patches[@]} + 1))"

@@ -71,13 +71,10 @@ arch_row "$arch" || usage_error "--arch: see above"
 build=$1 tree=$2 variant=$3 mutant=${4:-}
 initrd_mode=$(kernel_initrd_mode "$tree" "$variant" "$arch") ||
 	die "no build '$variant' of tree '$tree' for $arch in $KERNEL_TABLE (its trees: $(kernel_trees "$arch"))"
-if ((fragments_only)); then
-	config_fragments
-	build=$(realpath -m "$build")
-	folders --dry
-	printf '%s\n' "$out" "$initrd_mode" "${frags[@]}"
+((fragments_only == 0)) || {
+	print_fragments
 	return 0
-fi
+}
 mkdir -p "$build"
 build=$(cd "$build" && pwd)
 # Each make and merge_config.sh builds for the row's architecture.
@@ -95,6 +92,15 @@ apply_series
 configure
 build_image
 echo "$out"
+}
+
+# print_fragments: --fragments' answer, written nowhere: the image's
+# folder, the row's INITRD and the fragments in order.
+print_fragments() {
+config_fragments
+build=$(realpath -m "$build")
+folders --dry
+printf '%s\n' "$out" "$initrd_mode" "${frags[@]}"
 }
 
 # config_fragments: frags, the build's fragments in order: the common

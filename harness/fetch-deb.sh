@@ -39,7 +39,7 @@ main() {
 	shift
 	[[ -z $arch || $arch =~ ^[a-z0-9]+$ ]] || usage_error "--arch '$arch': a Debian architecture, such as arm64"
 	(($# >= 3)) || usage_error "expects DEST SUITE PACKAGE..."
-	local dest suite=$2 mirror
+	local dest suite=$2
 	dest=$(mkdir -p "$(dirname "$1")" && cd "$(dirname "$1")" && pwd)/$(basename "$1") ||
 		die "cannot use $1"
 	shift 2
@@ -48,9 +48,16 @@ main() {
 		echo "$dest/root"
 		return 0
 	fi
+	fetch "$@"
+}
+
+# fetch PACKAGE...: fetch the packages of main's suite (and arch) into
+# dest through private apt lists in dest.tmp, or with --depends print
+# their dependencies; an unreachable suite is exit 3.
+fetch() {
 	command -v apt-get >/dev/null || die "apt-get not found: this needs Debian's apt"
+	local mirror tmp="$dest.tmp"
 	mirror=$(debian_mirror) || exit 3
-	local tmp="$dest.tmp"
 	rm -rf "$tmp"
 	mkdir -p "$tmp/lists/partial" "$tmp/cache/archives/partial" "$tmp/deb" "$tmp/root"
 	echo "deb${arch:+ [arch=$arch]} $mirror $suite main" >"$tmp/sources.list"

@@ -21,11 +21,25 @@ set -euo pipefail
 # All of it in main(): bash reads the whole script before running any
 # of it, so editing a script during a long run cannot derail the run.
 main() {
+	HARNESS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+	REPO=$(dirname "$HARNESS")
+	# shellcheck source=harness/lib.sh
+	. "$HARNESS/lib.sh"
+	read_options "$@"
+	check_options
+	if ((list)); then
+		for m in "${mutants[@]}"; do
+			list_mutant "$m" || die "no plan for mutant $m (see above)"
+		done
+		return 0
+	fi
+	run_all
+}
 
-HARNESS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-REPO=$(dirname "$HARNESS")
-# shellcheck source=harness/lib.sh
-. "$HARNESS/lib.sh"
+# read_options ARG...: the command line into the settings every function
+# below reads (tree, arch, build, out, accel, pick, only, hotplug,
+# online_list, list).
+read_options() {
 USAGE="Usage: harness/mutants.sh [--tree T] [--arch A] [--build-dir DIR] [--out DIR]
                           [--accel A] [--fewest-kernels] [--variant V]
                           [--cpus LIST] [--online LIST] [--list]
@@ -54,8 +68,8 @@ DIR/mutants.txt).
   --list           print each mutant's builds and tiers (or why it is a
                    skip), build and boot nothing"
 
-local tree=6.1 arch=x86_64 build="$REPO/build" out="$REPO/results/mutants" accel=tcg pick=each only=all
-local hotplug=default online_list=2,33 list=0
+tree=6.1 arch=x86_64 build="$REPO/build" out="$REPO/results/mutants" accel=tcg pick=each only=all
+hotplug=default online_list=2,33 list=0
 parse_options "$USAGE" "tree:,arch:,build-dir:,out:,accel:,fewest-kernels,variant:,cpus:,online:,list" "$@"
 set -- "${OPTS[@]}"
 while (($#)); do
@@ -75,11 +89,16 @@ while (($#)); do
 	shift 2
 done
 (($# == 0)) || usage_error "unexpected operand '$1'"
+}
+
+# check_options: refuse bad settings; set variants (the variants to
+# build), the default hotplug list, mutants (the patches) and image.
+check_options() {
 [[ $hotplug =~ ^[0-9,-]*$ || $hotplug == default ]] || usage_error "--cpus wants a LIST like 1,32-34, not '$hotplug'"
 [[ $online_list =~ ^[0-9,-]*$ ]] || usage_error "--online wants a LIST like 2,33, not '$online_list'"
 case $accel in tcg | kvm) ;; *) usage_error "--accel wants tcg or kvm, not '$accel'" ;; esac
 arch_row "$arch" || usage_error "--arch: see above"
-local variants folder
+local folder
 variants=$(kernel_variants "$tree" "$arch") || die "cannot read the kernel table"
 [[ -n $variants ]] || usage_error "--tree wants one of $(kernel_trees "$arch") (harness/kernels, $arch), not '$tree'"
 if [[ $only != all ]]; then
@@ -97,15 +116,12 @@ folder=$(tree_mutants_dir "$tree") || die "cannot read harness/trees"
 [[ -n $folder ]] || usage_error "tree $tree has no mutants (MUTANTS of harness/trees)"
 mapfile -t mutants < <(find "$folder" -maxdepth 1 -name '*.patch' | sort)
 ((${#mutants[@]} > 0)) || die "no mutants in $folder"
-local image=${ARCH_IMAGE##*/}
+image=${ARCH_IMAGE##*/}
+}
 
-if ((list)); then
-	for m in "${mutants[@]}"; do
-		list_mutant "$m" || die "no plan for mutant $m (see above)"
-	done
-	return 0
-fi
-
+# run_all: build and sweep every mutant, print its KTAP line and the
+# table (also DIR/mutants.txt), and the summary line.
+run_all() {
 mkdir -p "$build" "$out"
 build=$(cd "$build" && pwd)
 rm -f "$out/mutants.txt"

@@ -45,7 +45,7 @@ done
 shift
 (($# == 2)) || usage_error "expects JOB and LOG"
 [[ $every =~ ^[0-9]*\.?[0-9]+$ ]] || usage_error "--every takes seconds, not '$every'"
-local job=$1 log=$2 kernel qemu port
+local job=$1 log=$2 kernel qemu
 kernel=$(job_field "$job" kernel)
 [[ -r $kernel ]] || die "kernel $kernel is not readable"
 command -v nm >/dev/null || die "nm not found: apt-get install binutils"
@@ -53,6 +53,13 @@ qemu=$(job_field "$job" qemu)
 [[ $qemu == none || -z $qemu ]] && qemu=${QEMU:-qemu-system-x86_64}
 qemu=$(command -v "$qemu") || die "$qemu not found: apt-get install qemu-system-x86"
 
+profile "$job" "$log" "$kernel" "$qemu" "$every"
+}
+
+# profile JOB LOG KERNEL QEMU EVERY: the two boots of main's JOB, the
+# unsampled one's gaps, and the sampled one's functions; its status.
+profile() {
+local job=$1 log=$2 kernel=$3 qemu=$4 every=$5 port
 # The job's QEMU, behind a wrapper that adds the monitor on a local
 # TCP port (bash reaches it through /dev/tcp; no socat needed).
 # (tmp is global: the EXIT trap runs after main has returned)

@@ -64,7 +64,8 @@ ktap_line() {
 }
 
 main() {
-	local jobs f t name i
+	local jobs i
+	local -a picked=()
 	jobs=$(nproc 2>/dev/null || echo 2)
 	parse_options "$USAGE" "jobs:" "$@"
 	set -- "${OPTS[@]}"
@@ -76,32 +77,7 @@ main() {
 	done
 	shift
 	[[ $jobs =~ ^[1-9][0-9]*$ ]] || usage_error "--jobs wants a positive number, not '$jobs'"
-
-	# Every test, and the stage (file) it comes from.
-	local -a tests=() stages=()
-	local before after
-	for f in "$FILES_DIR"/test-*.sh; do
-		before=$(declare -F | awk '$3 ~ /^test_/ { print $3 }' | sort)
-		# shellcheck source=/dev/null
-		. "$f"
-		after=$(declare -F | awk '$3 ~ /^test_/ { print $3 }' | sort)
-		for t in $(comm -13 <(echo "$before") <(echo "$after")); do
-			tests+=("${t#test_}") stages+=("$(basename "$f" .sh)")
-		done
-	done
-	local -a picked=()
-	for i in "${!tests[@]}"; do
-		(($# == 0)) && picked+=("${tests[i]}") && continue
-		for name; do
-			if [[ ${stages[i]} == "test-$name" || ${tests[i]} == *"$name"* ]]; then
-				picked+=("${tests[i]}")
-				break
-			fi
-		done
-	done
-	if (($# > 0 && ${#picked[@]} == 0)); then
-		usage_error "no stage or test matches: $*"
-	fi
+	pick_tests "$@"
 
 	# Outside the checkout: the tests' folders live under one temporary
 	# folder, removed at the end.
@@ -121,6 +97,44 @@ main() {
 
 	done
 	wait
+	report_tests "$root"
+}
+
+# pick_tests [NAME...]: picked, every test of the test files (all, or
+# those of the stages NAME and whose names contain NAME), in order.
+pick_tests() {
+	local f t name i
+	# Every test, and the stage (file) it comes from.
+	local -a tests=() stages=()
+	local before after
+	for f in "$FILES_DIR"/test-*.sh; do
+		before=$(declare -F | awk '$3 ~ /^test_/ { print $3 }' | sort)
+		# shellcheck source=/dev/null
+		. "$f"
+		after=$(declare -F | awk '$3 ~ /^test_/ { print $3 }' | sort)
+		for t in $(comm -13 <(echo "$before") <(echo "$after")); do
+			tests+=("${t#test_}") stages+=("$(basename "$f" .sh)")
+		done
+	done
+	picked=()
+	for i in "${!tests[@]}"; do
+		(($# == 0)) && picked+=("${tests[i]}") && continue
+		for name; do
+			if [[ ${stages[i]} == "test-$name" || ${tests[i]} == *"$name"* ]]; then
+				picked+=("${tests[i]}")
+				break
+			fi
+		done
+	done
+	if (($# > 0 && ${#picked[@]} == 0)); then
+		usage_error "no stage or test matches: $*"
+	fi
+}
+
+# report_tests ROOT: the KTAP of the picked tests run in ROOT/N, their
+# totals, the slowest, and the summary line; fails when one failed.
+report_tests() {
+	local root=$1 i
 	echo "KTAP version 1"
 	echo "1..${#picked[@]}"
 	local passed=0 failed=0 skipped=0 rc

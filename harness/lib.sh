@@ -1,9 +1,11 @@
 # shellcheck shell=bash
 # lib.sh - helpers shared by the harness scripts; sourced, never run.
 #
-# Holds what the self-tests exercise without a VM: option parsing, the
-# key=value line format of jobs and records, the CPU list parser, the
-# Kconfig reader, the expected-value formula and the job maker.
+# Holds what the builders and fetchers need: option parsing, the build
+# folder's lock, Debian's mirror, the tables' questions and a job's field
+# (both answered by harness/pidmax), and make_job. The formula, the CPU
+# list parser, the .config reader and the line format live in the
+# package alone.
 
 # The folder of lib.sh, absolute: every script sources it, each boot
 # too, so it is found without running dirname.

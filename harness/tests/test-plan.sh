@@ -82,8 +82,8 @@ test_sweep_list_boots_nothing() {
 	expect_eq "jobs" "$(cut -f1,2,9 <<<"$out" | sed -n 1,4p | tr '\t\n' ' ,')" \
 		"name=config-6.1-full-hotplug-001 tier=hotplug smp=1,maxcpus=1,name=config-6.1-full-hotplug-002 tier=hotplug smp=1,maxcpus=2,name=config-6.1-full-hotplug-003 tier=hotplug smp=1,maxcpus=3,name=config-6.1-full-online-255 tier=online smp=255," || rc=1
 	# 4 + 6 boots, and each default wide count a skip: no x2APIC here.
-	# The README's default wide lists: 256,288,384,512 online and
-	# 512,1024,2048,4096 hotplug, eight counts.
+	# The default wide lists (sweep_options.DEFAULTS): 256,288,384,512
+	# online and 512,1024,2048,4096 hotplug, eight counts.
 	expect_eq "count" "$(wc -l <<<"$out")" 18 || rc=1
 	expect_eq "wide" "$(grep 'skip=the kernel lacks X86_X2APIC or IRQ_REMAP' <<<"$out" | cut -f1 | paste -sd' ')" \
 		"name=config-6.1-full-online-0256 name=config-6.1-full-online-0288 name=config-6.1-full-online-0384 name=config-6.1-full-online-0512 name=config-6.1-full-hotplug-0512 name=config-6.1-full-hotplug-1024 name=config-6.1-full-hotplug-2048 name=config-6.1-full-hotplug-4096" || rc=1

@@ -20,7 +20,7 @@ set -euo pipefail
 BUILD_PKGS=(linux-source-6.1 xz-utils gcc make flex bison bc libelf-dev
 	libssl-dev perl quilt patch busybox-static cpio qemu-system-x86
 	gawk coreutils gnuplot-nox python3 git)
-TEST_PKGS=(shellcheck linux-source-6.12 python3 python3-yaml python3-pyflakes)
+TEST_PKGS=(shellcheck linux-source-6.12 python3 python3-yaml python3-pyflakes python3-coverage)
 SELF_PKGS=(shellcheck python3 python3-yaml python3-pyflakes python3-coverage gawk coreutils)
 
 # shellcheck source=harness/lib.sh

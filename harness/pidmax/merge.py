@@ -123,8 +123,13 @@ def check_owners(dirs):
                 raise Refused(f"boot {name} is in two shards: {owner[name]} "
                               f"and {d}")
             owner[name] = d
-    for line in read_lines(os.path.join(dirs[0], "plan")):
-        name = joblist.fields(line).get("name", "none")
+    for n, line in enumerate(read_lines(os.path.join(dirs[0], "plan")), 1):
+        j = joblist.fields(line)
+        # What the report will want of each line, asked before writing.
+        if not all(j.get(k) for k in ("name", "tier", "variant")):
+            raise Refused(f"{dirs[0]}/plan line {n} is not a job (no name, "
+                          "tier or variant)")
+        name = j["name"]
         if owner.pop(name, None) is None:
             raise Refused(f"boot {name} of the plan is in no shard")
     if owner:

@@ -153,8 +153,10 @@ class MergeInProcessTest(unittest.TestCase):
                     text = f.read()
                 write(path, text.replace("\ttier=hotplug", ""))
         with self.assertRaisesRegex(merge.Refused, "the baselines do not "
-                                    "merge: .*jobs line 1 is not a job"):
+                                    "merge: .*plan line 1 is not a job"):
             self.merge()
+        # Refused before anything was written: no OUT at all.
+        self.assertFalse(os.path.exists(self.path("m")))
 
     def test_out_in_use(self):
         out = results_dir.claim(self.path("m"))

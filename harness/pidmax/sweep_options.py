@@ -289,7 +289,10 @@ Options:
   --accel A        auto (default: KVM only if a probe boot passes),
                    tcg or kvm
   --build-dir DIR  where the tree and builds live (default: build/)
-  --out DIR        where results go (default: results/)
+  --out DIR        where results go (default: results/): a new or empty
+                   folder, or a results folder of an earlier run (its
+                   sweep's files are replaced); a folder of other files
+                   is refused, before anything is built
   --baseline       also build every kernel without the series (the
                    stock kernel) and boot the same jobs on it
                    (baseline.sh), into DIR/baseline; DIR/compare.csv

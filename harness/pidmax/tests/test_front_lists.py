@@ -18,7 +18,7 @@ from pidmax.joblist import fields
 from pidmax.tests.test_front import HOTPLUG_255, FolderCase, line, run
 from pidmax.tests.test_guest import FAKE
 from pidmax.tests.test_judge import job
-from pidmax.tests.test_merge import shard
+from pidmax.tests.test_merge import two_shards
 from pidmax.tests.test_plan import CONFIG_61
 from pidmax.tests.test_runner import boot_job
 from pidmax.tests.test_tables import kernel_table
@@ -151,13 +151,7 @@ class ListVerbsTest(FolderCase):
 class MergeVerbTest(FolderCase):
     def setUp(self):
         super().setUp()
-        base = {"tier": "hotplug", "variant": "full", "label": "a",
-                "kernel": "/runner/k"}
-        plan = [job(255, **base, name="a-hotplug-255"),
-                job(255, **base, name="a-hotplug-255-again")]
-        self.shards = [self.path("s1"), self.path("s2")]
-        for i, d in enumerate(self.shards):
-            shard(d, i + 1, plan, plan[i:i + 1])
+        self.shards = two_shards(self.path)
         self.stages = []
         patch = mock.patch.object(merge, "stage", lambda prog, name, out, w:
                                   self.stages.append((prog, name, out)))

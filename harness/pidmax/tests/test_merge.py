@@ -3,6 +3,7 @@ folders made here from a recorded log: it joins two shards into one run,
 and refuses, before it writes anything, an OUT that is a shard, lies
 inside one or holds one, an OUT of someone's files and an OUT in use.
 Every refusal leaves every input byte for byte as it was."""
+import contextlib
 import fcntl
 import os
 import shutil
@@ -44,6 +45,29 @@ def snapshot(top):
     return seen
 
 
+def two_shards(path):
+    """Two shards of a plan of two boots, one each, as PATH("s1") and
+    PATH("s2"); their paths."""
+    base = {"tier": "hotplug", "variant": "full", "label": "a",
+            "kernel": "/runner/k"}
+    plan = [job(255, **base, name="a-hotplug-255"),
+            job(255, **base, name="a-hotplug-255-again")]
+    shards = [path("s1"), path("s2")]
+    for i, d in enumerate(shards):
+        shard(d, i + 1, plan, plan[i:i + 1])
+    return shards
+
+
+@contextlib.contextmanager
+def held(folder, pid=4242):
+    """FOLDER's lock held while the block runs, as process PID holds it."""
+    with open(os.path.join(folder, results_dir.LOCK_NAME), "w") as f:
+        f.write(f"{pid}\n")
+        f.flush()
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        yield
+
+
 def shard(d, i, plan, jobs):
     """A shard folder D (shard I of 2) as a sweep leaves it: the whole
     PLAN, its own JOBS and their recorded logs."""
@@ -63,13 +87,7 @@ class MergeTest(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
         self.dir = self.tmp.name
-        base = {"tier": "hotplug", "variant": "full", "label": "a",
-                "kernel": "/runner/k"}
-        plan = [job(255, **base, name="a-hotplug-255"),
-                job(255, **base, name="a-hotplug-255-again")]
-        self.shards = [self.path("s1"), self.path("s2")]
-        for i, d in enumerate(self.shards):
-            shard(d, i + 1, plan, plan[i:i + 1])
+        self.shards = two_shards(self.path)
         self.before = snapshot(self.dir)
 
     def tearDown(self):
@@ -173,10 +191,7 @@ class MergeTest(unittest.TestCase):
 
     def test_out_in_use_is_refused_with_the_holder(self):
         out = results_dir.claim(self.path("m"))
-        with open(os.path.join(out, results_dir.LOCK_NAME), "w") as held:
-            held.write("4242\n")
-            held.flush()
-            fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        with held(out):
             self.before = snapshot(self.dir)
             r = self.door("m", "s1", "s2")
             self.assertEqual(r.returncode, 1)

@@ -4,7 +4,6 @@ of their baselines, with nothing written; two shards with their
 baselines joined, compare.csv written and a failed stock boot outside
 the exit status; the stages' warnings; an OUT in use."""
 import contextlib
-import fcntl
 import io
 import os
 import shutil
@@ -15,7 +14,7 @@ from unittest import mock
 
 from pidmax import merge, results_dir, tables
 from pidmax.tests.test_judge import FIX, job
-from pidmax.tests.test_merge import line, shard, snapshot, write
+from pidmax.tests.test_merge import held, line, shard, snapshot, write
 
 BASE = {"tier": "hotplug", "variant": "full", "kernel": "/runner/k"}
 
@@ -160,10 +159,7 @@ class MergeInProcessTest(unittest.TestCase):
 
     def test_out_in_use(self):
         out = results_dir.claim(self.path("m"))
-        with open(os.path.join(out, results_dir.LOCK_NAME), "w") as held:
-            held.write("4242\n")
-            held.flush()
-            fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        with held(out):
             with self.assertRaisesRegex(merge.Refused,
                                         "in use by process 4242"):
                 self.merge()

@@ -39,6 +39,17 @@ def fields(text):
     return out
 
 
+def check_job(fields):
+    """Refuse a line of a job list (its FIELDS) that is not a job a
+    results folder can hold: a plain name (check_name), a tier and a
+    variant. The report, the merge and the runner ask it of every line
+    before they write."""
+    check_name(fields.get("name", ""))
+    if not (fields.get("tier") and fields.get("variant")):
+        raise ValueError(f"job {fields['name']} is not a job (no tier or "
+                         "variant)")
+
+
 def check_name(name):
     """Refuse a job name that is not one file name of DIR/boots: empty,
     with a "/" or "..", or with a control character."""

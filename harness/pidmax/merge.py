@@ -114,11 +114,12 @@ def check_owners(dirs):
     owner = {}
     for d in dirs:
         for n, line in enumerate(read_lines(os.path.join(d, "jobs")), 1):
-            name = joblist.fields(line).get("name", "")
+            j = joblist.fields(line)
             try:
-                joblist.check_name(name)
+                joblist.check_job(j)
             except ValueError as err:
                 raise Refused(f"{d}/jobs line {n}: {err}") from None
+            name = j["name"]
             if name in owner:
                 raise Refused(f"boot {name} is in two shards: {owner[name]} "
                               f"and {d}")
@@ -126,9 +127,10 @@ def check_owners(dirs):
     for n, line in enumerate(read_lines(os.path.join(dirs[0], "plan")), 1):
         j = joblist.fields(line)
         # What the report will want of each line, asked before writing.
-        if not all(j.get(k) for k in ("name", "tier", "variant")):
-            raise Refused(f"{dirs[0]}/plan line {n} is not a job (no name, "
-                          "tier or variant)")
+        try:
+            joblist.check_job(j)
+        except ValueError as err:
+            raise Refused(f"{dirs[0]}/plan line {n}: {err}") from None
         name = j["name"]
         if owner.pop(name, None) is None:
             raise Refused(f"boot {name} of the plan is in no shard")

@@ -72,12 +72,9 @@ def load(out, parser):
 
 def load_one(out, n, line, parser):
     j = joblist.fields(line)
-    if not all(j.get(k) for k in ("name", "tier", "variant")):
-        raise ValueError(f"{out}/jobs line {n} is not a job (no name, "
-                         "tier or variant)")
     try:
         # Its files are DIR/boots/NAME.log and those beside it.
-        joblist.check_name(j["name"])
+        joblist.check_job(j)
     except ValueError as err:
         raise ValueError(f"{out}/jobs line {n}: {err}") from None
     if j.get("skip"):

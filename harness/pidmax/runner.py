@@ -48,7 +48,7 @@ def read_jobs(out):
 def check_job(j, twin):
     """Refuse the job J (fields) unless it can boot: a plain name no
     earlier line (TWIN, its number) has, and every field a guest needs."""
-    joblist.check_name(j.get("name", ""))
+    joblist.check_job(j)
     name = j["name"]
     if twin:
         raise ValueError(f"job {name}: the name of line {twin} again")

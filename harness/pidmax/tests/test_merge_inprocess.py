@@ -152,7 +152,8 @@ class MergeInProcessTest(unittest.TestCase):
                     text = f.read()
                 write(path, text.replace("\ttier=hotplug", ""))
         with self.assertRaisesRegex(merge.Refused, "the baselines do not "
-                                    "merge: .*plan line 1 is not a job"):
+                                    "merge: .*(plan|jobs) line 1: .* is not "
+                                    "a job"):
             self.merge()
         # Refused before anything was written: no OUT at all.
         self.assertFalse(os.path.exists(self.path("m")))

@@ -48,8 +48,9 @@ class RunnerTest(unittest.TestCase):
         return out.getvalue().splitlines()
 
     def test_boots_judges_and_keeps(self):
-        self.write(boot_job("a", 255), {"name": "s", "skip": "why"},
-                   boot_job("b", 254))
+        skip = {"name": "s", "tier": "hotplug", "variant": "full",
+                "skip": "why"}
+        self.write(boot_job("a", 255), skip, boot_job("b", 254))
         out = self.run_quietly()
         self.assertEqual(len([x for x in out if x.startswith("[")]), 2)
         # (The two boot at once: either may end first.)

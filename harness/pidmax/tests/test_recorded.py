@@ -304,6 +304,10 @@ JUDGED = (
            ("panic",) + NO_GUEST + ("kunit", "log_scan") + NO_VALUES,
            "online CPUs none, expected 255: the kernel brought up 203, CPUs "
            "203-254 never came up"),
+    Judged("more brought up than asked", "starved-online-255.log",
+           dict(cpus=255, **V1), "panic",
+           ("panic",) + NO_GUEST + ("kunit", "log_scan") + NO_VALUES,
+           "online CPUs none, expected 1: the kernel brought up 203; "),
     Judged("before the pidns check", "extended-064.log",
            dict(cpus=64, **V1), "pass"),
     Judged("pidns never measured", "extended-064.log",

@@ -7,13 +7,13 @@ import contextlib
 import io
 import os
 import shutil
-import tempfile
 import unittest
 from unittest import mock
 
 from pidmax import __main__ as front
 from pidmax.jobs import Maker
 from pidmax.joblist import fields
+from pidmax.tests.helpers import FolderCase
 from pidmax.tests.test_guest import FAKE
 from pidmax.tests.test_judge import FIX, job
 from pidmax.tests.test_plan import CONFIG_61
@@ -37,29 +37,6 @@ def run(*argv, stdin=""):
             mock.patch("sys.stdin", io.StringIO(stdin)):
         rc = front.main(list(argv))
     return rc, out.getvalue(), err.getvalue()
-
-
-class FolderCase(unittest.TestCase):
-    """A test with a fresh folder of its own, self.dir."""
-
-    def setUp(self):
-        d = tempfile.TemporaryDirectory()
-        self.addCleanup(d.cleanup)
-        self.dir = d.name
-
-    def path(self, *names):
-        return os.path.join(self.dir, *names)
-
-    def write(self, name, text):
-        path = self.path(name)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "w", encoding="latin-1") as f:
-            f.write(text)
-        return path
-
-    def read(self, name):
-        with open(self.path(name), encoding="latin-1") as f:
-            return f.read()
 
 
 class FormulaVerbsTest(FolderCase):

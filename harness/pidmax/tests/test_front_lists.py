@@ -15,7 +15,8 @@ from pidmax import __main__ as front
 from pidmax import merge, results_dir, stops, tables
 from pidmax.jobs import Maker
 from pidmax.joblist import fields
-from pidmax.tests.test_front import HOTPLUG_255, FolderCase, line, run
+from pidmax.tests.helpers import FolderCase
+from pidmax.tests.test_front import HOTPLUG_255, line, run
 from pidmax.tests.test_guest import FAKE
 from pidmax.tests.test_judge import job
 from pidmax.tests.test_merge import two_shards

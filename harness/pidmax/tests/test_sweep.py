@@ -7,23 +7,18 @@ import os
 import stat
 import subprocess
 import sys
-import tempfile
 import unittest
 from unittest import mock
 
 from pidmax import results_dir, sweep
 from pidmax.joblist import fields
+from pidmax.tests.helpers import FolderCase
 from pidmax.tests.test_judge import FIX
 
 CONFIG_61 = os.path.join(FIX, "config-6.1-full")
 
 
-class SweepTest(unittest.TestCase):
-    def setUp(self):
-        d = tempfile.TemporaryDirectory()
-        self.addCleanup(d.cleanup)
-        self.dir = d.name
-
+class SweepTest(FolderCase):
     def test_clean_results_removes_a_sweeps_files_only(self):
         for name in ("jobs", "results.csv.tmp", "notes.txt"):
             open(os.path.join(self.dir, name), "w").close()

@@ -15,6 +15,7 @@ from unittest import mock
 from pidmax import sweep_kernels as sk
 from pidmax import tables
 from pidmax.plan import UsageError
+from pidmax.tests.helpers import FolderCase
 from pidmax.tests.test_plan import CONFIG_61
 
 KERNELS = """\
@@ -32,33 +33,17 @@ SELFTESTS_PATCH = """\
 KERNEL_PATCH = "--- a/kernel/pid.c\n+++ b/kernel/pid.c\n"
 
 
-class BuildsTest(unittest.TestCase):
+class BuildsTest(FolderCase):
     def setUp(self):
-        d = tempfile.TemporaryDirectory()
-        self.addCleanup(d.cleanup)
-        self.dir = d.name
-        self.series = self.path("series")
-        os.makedirs(self.series)
+        super().setUp()
+        self.series = self.folder("series")
         self.write("kernels", KERNELS)
         self.write("trees", TREES.format(series=self.series))
-        env = mock.patch.dict(os.environ, {
-            "PIDMAX_KERNELS": self.path("kernels"),
-            "PIDMAX_TREES": self.path("trees")})
-        env.start()
-        self.addCleanup(env.stop)
         self.calls, self.answers = [], {}
-        patch = mock.patch.object(sk, "script", self.script)
-        patch.start()
-        self.addCleanup(patch.stop)
-
-    def path(self, *names):
-        return os.path.join(self.dir, *names)
-
-    def write(self, name, text):
-        os.makedirs(os.path.dirname(self.path(name)), exist_ok=True)
-        with open(self.path(name), "w") as f:
-            f.write(text)
-        return self.path(name)
+        self.patched(mock.patch.dict(os.environ, {
+                         "PIDMAX_KERNELS": self.path("kernels"),
+                         "PIDMAX_TREES": self.path("trees")}),
+                     mock.patch.object(sk, "script", self.script))
 
     def script(self, name, *args, ok=(0,), capture=True):
         self.calls.append((name, *args))

@@ -8,13 +8,13 @@ import io
 import os
 import shutil
 import signal
-import tempfile
 import unittest
 from unittest import mock
 
 from pidmax import accel, stops, sweep
 from pidmax import sweep_kernels as sk
 from pidmax.joblist import fields
+from pidmax.tests.helpers import FolderCase
 from pidmax.tests.test_guest import FAKE
 from pidmax.tests.test_judge import FIX
 from pidmax.tests.test_plan import CONFIG_61
@@ -24,27 +24,19 @@ EMPTY_SHA256 = ("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b"
                 "7852b855")
 
 
-class SweepRunTest(unittest.TestCase):
+class SweepRunTest(FolderCase):
     def setUp(self):
-        d = tempfile.TemporaryDirectory()
-        self.addCleanup(d.cleanup)
-        self.dir = d.name
-        self.build = self.path("build")
-        os.makedirs(self.build)
+        super().setUp()
+        self.build = self.folder("build")
         self.initrd = self.touch("build", "initramfs.cpio")
         self.kernel = self.touch("k", "vmlinux")
         self.calls, self.status = [], {"plot.sh": 1}
         env = {"PIDMAX_DEPS": "true", "QEMU": FAKE, "FAKE_QEMU_MODE": "replay",
                "FAKE_QEMU_LOG": os.path.join(FIX, "online-008.log")}
-        for patch in (mock.patch.dict(os.environ, env),
-                      mock.patch.object(sweep, "script", self.script),
-                      mock.patch.object(sk, "script", self.script),
-                      mock.patch.object(sweep, "REPO", self.dir)):
-            patch.start()
-            self.addCleanup(patch.stop)
-
-    def path(self, *names):
-        return os.path.join(self.dir, *names)
+        self.patched(mock.patch.dict(os.environ, env),
+                     mock.patch.object(sweep, "script", self.script),
+                     mock.patch.object(sk, "script", self.script),
+                     mock.patch.object(sweep, "REPO", self.dir))
 
     def touch(self, *names):
         os.makedirs(self.path(*names[:-1]), exist_ok=True)
@@ -71,10 +63,6 @@ class SweepRunTest(unittest.TestCase):
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             rc = sweep.main(list(argv), "sweep-smp.sh")
         return rc, out.getvalue(), err.getvalue()
-
-    def read(self, *names):
-        with open(self.path(*names)) as f:
-            return f.read()
 
     def test_one_boot_into_the_default_folder(self):
         rc, out, err = self.sweep("--kernel", self.kernel, "--config",
@@ -140,11 +128,9 @@ class SweepRunTest(unittest.TestCase):
                                                 "9.9 host mainline -\n")):
             with open(self.path(name), "w") as f:
                 f.write(text)
-        env = mock.patch.dict(os.environ, {
+        self.patched(mock.patch.dict(os.environ, {
             "PIDMAX_KERNELS": self.path("kernels"),
-            "PIDMAX_TREES": self.path("trees")})
-        env.start()
-        self.addCleanup(env.stop)
+            "PIDMAX_TREES": self.path("trees")}))
 
     def test_the_tables_builds_and_their_baseline(self):
         self.table()

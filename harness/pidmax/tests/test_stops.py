@@ -32,6 +32,14 @@ def gone(pid):
         return f.read().rsplit(")", 1)[1].split()[0] == "Z"
 
 
+def gone_soon(pid, wait=2.5):
+    """Whether the process PID is gone (gone) within WAIT seconds."""
+    end = time.monotonic() + wait
+    while not gone(pid) and time.monotonic() < end:
+        time.sleep(0.05)
+    return gone(pid)
+
+
 class StopsTest(unittest.TestCase):
     def setUp(self):
         # A signal that came late finds a handler that does nothing: it
@@ -93,22 +101,14 @@ class StopsTest(unittest.TestCase):
         self.assertEqual(p.returncode, -signal.SIGTERM)
         self.assertLess(time.monotonic() - start, stops.GRACE)
         # The sleep, the leader's child, is ended with its group.
-        for _ in range(50):
-            if gone(child):
-                break
-            time.sleep(0.05)
-        self.assertTrue(gone(child))
+        self.assertTrue(gone_soon(child))
 
     def test_end_group_by_kill_past_the_grace(self):
         p, child = self.group("trap '' TERM")
         with mock.patch.object(stops, "GRACE", 0.3):
             stops.end_group(p)
         self.assertEqual(p.returncode, -signal.SIGKILL)
-        for _ in range(50):
-            if gone(child):
-                break
-            time.sleep(0.05)
-        self.assertTrue(gone(child))
+        self.assertTrue(gone_soon(child))
 
     def test_end_group_of_a_group_already_gone(self):
         p = subprocess.Popen(["true"], process_group=0)

@@ -242,6 +242,10 @@ JUDGED = (
     Judged("as BASE_SMALL", "hotplug-255.log", dict(cpus=255, small=True),
            "fail", ("pid_max", "pid_max_max", "boot_line"),
            "pid_max 261120, expected 32768"),
+    Judged("cut in the checks", "hotplug-255.log", dict(cpus=255), "fail",
+           NO_GUEST + ("pid_max_max",), "no final marker: the guest stopped "
+           "before its checks ended; 3 guest results for a plan of 6",
+           ((r"^ok 4 (.|\n)*", ""),)),
     Judged("an RCU stall", "hotplug-255.log", dict(cpus=255), "fail",
            ("log_scan",), "RCU STALL: the console shows an RCU CPU stall "
            "warning (under tcg)", (STALL,)),

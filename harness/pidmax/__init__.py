@@ -23,10 +23,14 @@ accel     the accelerator: KVM only when a probe boot passes
 merge     the shards' results folders joined into one (merge-results.sh)
 results_dir  what a results folder is, which OUT a door refuses, its lock
 stops     INT, TERM and HUP: a door and its children stopped, 130/143/129
+settings  what the environment may change ($QEMU, $PIDMAX_FAIL_TAIL,
+          $PIDMAX_DEPS), read by the front alone
 
 `python3 -m pidmax VERB` (or harness/pidmax.sh VERB) is the front, a verb
-a stage; plan.sh, boot-guest.sh, run-jobs.sh, parse-console.sh,
-judge.sh, report.sh, shard.sh, baseline.sh, compare.sh, accel.sh and
-merge-results.sh are its shims. The sweep's front (sweep-smp.sh), the builders and fetchers
+a stage, and the one door that reads the environment's settings
+(__main__.settings_of), once, for every verb and the sweep; plan.sh,
+boot-guest.sh, run-jobs.sh, parse-console.sh, judge.sh, report.sh,
+shard.sh, baseline.sh, compare.sh, accel.sh and merge-results.sh are
+its shims. The sweep's front (sweep-smp.sh), the builders and fetchers
 and the guest's init are shell.
 """

@@ -4,11 +4,29 @@ import os
 import sys
 
 from . import formula, tables
+from .settings import Settings
 
 # A shim (harness/report.sh and its kind) names itself, and stands for
 # one verb.
 SHIM = os.environ.get("PIDMAX_PROG")
 PROG = SHIM or "python3 -m pidmax"
+
+
+def settings_of(env):
+    """The settings (settings.py) of the environment ENV: the one place
+    that reads them, once a run, for every verb and the sweep. $QEMU is
+    the emulator, $PIDMAX_FAIL_TAIL the lines of a failed boot's console
+    the runner prints, $PIDMAX_DEPS the sweep's package check; an empty
+    one is as unset."""
+    default = Settings()
+    tail = env.get("PIDMAX_FAIL_TAIL") or str(default.fail_tail)
+    try:
+        tail = int(tail)
+    except ValueError:
+        raise ValueError("$PIDMAX_FAIL_TAIL wants a number of lines, not "
+                         f"'{tail}'") from None
+    return Settings(qemu=env.get("QEMU") or default.qemu, fail_tail=tail,
+                    deps=env.get("PIDMAX_DEPS") or default.deps)
 
 
 class Usage(argparse.HelpFormatter):
@@ -203,7 +221,7 @@ def cmd_boot(args):
     from . import guest, joblist
     from .stops import Stop
     g = guest.Guest(joblist.fields(args.job), args.log,
-                    os.environ.get("BOOT_STYLE"))
+                    os.environ.get("BOOT_STYLE"), args.settings)
     try:
         g.start()
         g.wait()
@@ -260,7 +278,8 @@ def cmd_baseline(args):
 def cmd_accel(args):
     from . import accel
     verdict, how = accel.choose(args.build, args.kernel, args.config,
-                                args.initrd, not args.no_probe)
+                                args.initrd, not args.no_probe,
+                                args.settings)
     print(f"{PROG}: accelerator: {verdict} ({how})", file=sys.stderr)
     print(verdict)
     return 0
@@ -272,7 +291,7 @@ def cmd_run(args):
         raise ValueError(f"{args.dir} is not a results folder (no such "
                          "folder)")
     with results_dir.lock(args.dir):
-        runner.run(args.dir, args.jobs)
+        runner.run(args.dir, args.jobs, args.settings)
     return 0
 
 
@@ -534,12 +553,8 @@ def verb_merge(verbs):
              "results folders")
 
 
-def main(argv=None):
-    argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["sweep"]:
-        # The sweep reads its own options (sweep_options.py).
-        from . import sweep
-        return sweep.main(argv[1:], SHIM or PROG + " sweep")
+def parser():
+    """The package's parser, a verb each."""
     p = Exact(prog=PROG, description=__doc__, formatter_class=Usage)
     verbs = p.add_subparsers(dest="verb", required=True)
     verbs_of_a_boot(verbs)
@@ -555,11 +570,30 @@ def main(argv=None):
     c = verbs.add_parser("check-jobs", help="hold job lists to the formula")
     c.add_argument("jobs", nargs="+", metavar="JOBS")
     c.set_defaults(run=cmd_check_jobs)
+    return p
+
+
+def main(argv=None):
+    """The door: the verb of ARGV run on the settings of the environment,
+    read here once (settings_of) and handed to it as args.settings, or
+    to the sweep."""
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        settings = settings_of(os.environ)
+    except ValueError as err:
+        print(f"{PROG}: error: {err}", file=sys.stderr)
+        return 1
+    if argv[:1] == ["sweep"]:
+        # The sweep reads its own options (sweep_options.py).
+        from . import sweep
+        return sweep.main(argv[1:], SHIM or PROG + " sweep", settings)
+    p = parser()
     args, extra = p.parse_known_args(argv)
     if extra:
         # Under the verb's own usage line, not the package's.
         args.parser = getattr(args, "parser", p)
         return usage_error(args, f"unrecognized arguments: {' '.join(extra)}")
+    args.settings = settings
     from . import stops
     try:
         with stops.stopping():

@@ -7,6 +7,7 @@ import os
 
 from . import console, guest, joblist
 from .jobs import Maker
+from .settings import Settings
 
 PROBE_TIMEOUT = 20  # a working KVM boots one CPU in about a second
 
@@ -31,14 +32,15 @@ def cached(path, boot):
     return None
 
 
-def probe(build, kernel, config, initrd):
-    """Boot one CPU under KVM: "kvm" when the guest proves itself."""
+def probe(build, kernel, config, initrd, settings=Settings()):
+    """Boot one CPU under KVM, on SETTINGS' emulator: "kvm" when the
+    guest proves itself."""
     m = Maker(kernel, config, initrd, "kvm-probe", "kvm")
     job = joblist.fields(m.job("probe", "probe", 1, 1, "1",
                              timeout=PROBE_TIMEOUT))
     log = os.path.join(build, "kvm-probe.log")
     try:
-        g = guest.Guest(job, log)
+        g = guest.Guest(job, log, settings=settings)
         g.start()
         g.wait()
     except ValueError:
@@ -47,9 +49,10 @@ def probe(build, kernel, config, initrd):
     return "kvm" if record.get("end") == "1" else "tcg"
 
 
-def choose(build, kernel, config, initrd, may_probe=True):
+def choose(build, kernel, config, initrd, may_probe=True,
+           settings=Settings()):
     """(verdict, how it was reached). Without MAY_PROBE (the sweep's
-    --list) it writes nothing."""
+    --list) it writes nothing. A probe boots on SETTINGS (probe)."""
     if may_probe:
         os.makedirs(build, exist_ok=True)
     boot, cache = host_boot(), os.path.join(build, "kvm-probe")
@@ -60,7 +63,7 @@ def choose(build, kernel, config, initrd, may_probe=True):
         return verdict, f"KVM probe verdict cached for this host boot in {cache}"
     if not may_probe:
         return "tcg", "KVM not probed yet; a sweep that boots will probe it"
-    verdict = probe(build, kernel, config, initrd)
+    verdict = probe(build, kernel, config, initrd, settings)
     with open(cache, "w") as f:
         f.write(f"{boot} {verdict}\n")
     passed = "passed" if verdict == "kvm" else "failed"

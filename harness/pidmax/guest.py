@@ -4,7 +4,8 @@ LOG, how it ended in LOG.meta ("qemu_exit=.. timed_out=0|1 seconds=..").
 The job's kernel, initrd, accel (tcg or kvm; TCG on one host thread up
 to TCG_SINGLE_MAX vCPUs), smp ("N" or "N,maxcpus=M"), machine (a row of
 harness/machines; its architecture a row of harness/arches), qemu (else
-$QEMU, else the architecture's emulator), mem, timeout, append (extra
+the settings' qemu, $QEMU as the door read it, else the architecture's
+emulator), mem, timeout, append (extra
 kernel parameters), initrd_extra (a cpio archive on top of the
 initramfs), holes and dt_cpus (a device tree from holes-dtb.sh) say how;
 the kernel's own modules.cpio, beside it, goes on top of an external
@@ -19,6 +20,7 @@ import subprocess
 import time
 
 from . import tables
+from .settings import Settings
 
 REQUIRED = ("kernel", "initrd", "smp", "mem", "timeout", "accel")
 # A kernel's modules, beside its image (build-kernel.sh).
@@ -68,8 +70,9 @@ def check(job):
             raise ValueError(f"{key} must be {want}, not '{job[key]}'")
 
 
-def machine(job):
-    """(QEMU binary, the machine's arguments, its Arch) of the job."""
+def machine(job, settings=Settings()):
+    """(QEMU binary, the machine's arguments, its Arch) of the job, on
+    the emulator of SETTINGS."""
     name = job.get("machine") or "pc"
     known = tables.machines()
     if name not in known:
@@ -80,7 +83,7 @@ def machine(job):
     if arch is None:
         raise ValueError(f"the machine {name}'s architecture {arch_name} is "
                          "not a row of harness/arches")
-    qemu = job.get("qemu") or os.environ.get("QEMU") or arch.qemu
+    qemu = job.get("qemu") or settings.qemu or arch.qemu
     if not shutil.which(qemu):
         package = arch.packages[0] if arch.packages else arch.qemu
         raise ValueError(f"{qemu} not found: apt-get install {package}")
@@ -136,13 +139,14 @@ def device_tree(job, log, qemu, args):
     return ["-dtb", dtb], dtb
 
 
-def command(job, log, style=None):
+def command(job, log, style=None, settings=Settings()):
     """(QEMU's command line for the job's boot into LOG, files it made).
     STYLE "kunit" boots the way the kernel's kunit.py boots x86_64 (a
     bzImage, 1 GiB, QEMU's default accelerator options, console=ttyS0
-    and the job's append alone): bench.sh's reference."""
+    and the job's append alone): bench.sh's reference. SETTINGS gives
+    the emulator (machine)."""
     check(job)
-    qemu, args, arch = machine(job)
+    qemu, args, arch = machine(job, settings)
     initrd, copy = initrd_args(job, log)
     append = " ".join(p for p in (f"console={arch.console}", arch.append,
                                   PARAMS, job.get("append")) if p)
@@ -160,14 +164,15 @@ def command(job, log, style=None):
 
 
 class Guest:
-    """One boot of the job JOB into LOG: start() it, then wait() for it."""
+    """One boot of the job JOB into LOG (in STYLE, on SETTINGS: command):
+    start() it, then wait() for it."""
 
-    def __init__(self, job, log, style=None):
+    def __init__(self, job, log, style=None, settings=Settings()):
         self.job, self.log = job, log
         for old in (log, log + ".meta"):
             if os.path.exists(old):
                 os.remove(old)
-        self.cmd, self.made = command(job, log, style)
+        self.cmd, self.made = command(job, log, style, settings)
         self.proc, self.start_time = None, 0.0
 
     def start(self):

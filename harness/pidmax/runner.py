@@ -9,7 +9,9 @@ into stall warnings); the others boot up to --jobs at a time. The next
 guest starts before the ended ones are judged, so a free slot never
 waits for the judge. The progress line's time left weighs the boots
 left by joblist.weight. Every guest started is stopped when the runner
-ends, however it ends; a signal (stops.py) ends it with Stop.
+ends, however it ends; a signal (stops.py) ends it with Stop. The
+settings (settings.py, from the door) give each guest its emulator,
+and the lines of a failed boot's console printed.
 """
 import os
 import queue
@@ -18,6 +20,7 @@ import threading
 import time
 
 from . import boot, guest, judge, joblist
+from .settings import Settings
 from .stops import Stop, ignoring, stopping
 
 HEAVY_ONLINE = 16
@@ -91,17 +94,20 @@ def console_tail(log, n):
 
 
 class Runner:
-    """Boots the jobs TODO of the results folder OUT, PARALLEL at a time."""
+    """Boots the jobs TODO of the results folder OUT, PARALLEL at a time,
+    on SETTINGS: the last SETTINGS.fail_tail lines of a failed boot's
+    console are printed."""
 
-    def __init__(self, out, todo, parallel):
+    def __init__(self, out, todo, parallel, settings=Settings()):
         self.out, self.todo, self.parallel = out, todo, parallel
+        self.settings = settings
         self.weights = [joblist.weight(j) for _, j in todo]
         self.left, self.done_weight = sum(self.weights), 0
         self.done = self.failed = 0
         self.running, self.ended = {}, queue.Queue()
         self.start = time.time()
         self.progress = sys.stderr.isatty()
-        self.tail = int(os.environ.get("PIDMAX_FAIL_TAIL") or 15)
+        self.tail = settings.fail_tail
 
     def log(self, i):
         return os.path.join(self.out, "boots", self.todo[i][1]["name"] + ".log")
@@ -126,7 +132,7 @@ class Runner:
     def start_guest(self, i, j):
         """Start the guest of job I; a thread waits for it and says when
         it ended."""
-        g = guest.Guest(j, self.log(i))
+        g = guest.Guest(j, self.log(i), settings=self.settings)
         self.running[i] = g
         g.start()
         threading.Thread(target=self.wait_guest, args=(i, g),
@@ -179,13 +185,13 @@ class Runner:
             self.running.clear()
 
 
-def run(out, parallel):
-    """Boot the jobs of the results folder OUT. A signal raises Stop once
-    every guest is stopped; the signal handlers from before are back
-    when it returns."""
+def run(out, parallel, settings=Settings()):
+    """Boot the jobs of the results folder OUT on SETTINGS (Runner). A
+    signal raises Stop once every guest is stopped; the signal handlers
+    from before are back when it returns."""
     todo = read_jobs(out)
     os.makedirs(os.path.join(out, "boots"), exist_ok=True)
-    runner = Runner(out, todo, parallel)
+    runner = Runner(out, todo, parallel, settings)
     with stopping():
         try:
             runner.run()

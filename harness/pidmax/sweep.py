@@ -13,6 +13,10 @@ on a results folder (DIR) and can be run alone:
   report          DIR/jobs + boots -> results.ktap/.csv/.xml, checks.csv
   plot.sh, budget.sh, run-baseline.sh  the pictures, the PID budget,
                   the baseline
+
+It is the front of the verb sweep, not a door: the door (__main__.main)
+reads the environment and hands its settings (settings.py) to main,
+which keeps them as the options' o.settings for every stage.
 """
 import os
 import shutil
@@ -23,6 +27,7 @@ import time
 from . import (accel, joblist, plan, report, results_dir, runner, shard,
                stops, sweep_options, tables)
 from . import sweep_kernels as sk
+from .settings import Settings
 from .sweep_kernels import Fail, script
 
 REPO = os.path.dirname(tables.HARNESS)
@@ -70,15 +75,15 @@ def prepare(o):
 
 
 def ready(o):
-    """The packages, QEMU, the build folder and the initramfs, for a sweep
-    that boots: the initramfs's path."""
-    # (the self-tests point PIDMAX_DEPS at true: they need no package)
-    deps = os.environ.get("PIDMAX_DEPS") or os.path.join(tables.HARNESS,
-                                                         "deps.sh")
+    """The packages (the settings' deps: the self-tests' true needs
+    none), QEMU (the settings' qemu, else the architecture's), the build
+    folder and the initramfs, for a sweep that boots: the initramfs's
+    path."""
+    deps = o.settings.deps
     if stops.run_group([deps, "build", o.arch])[0]:
         raise Fail(f"{deps} build {o.arch} failed (see above)")
     arch = tables.arches()[o.arch]
-    qemu = os.environ.get("QEMU") or arch.qemu
+    qemu = o.settings.qemu or arch.qemu
     if not shutil.which(qemu):
         raise Fail(f"{qemu} not found: apt-get install "
                    f"{arch.packages[0] if arch.packages else ''} "
@@ -97,7 +102,7 @@ def choose_accel(o, kernels, initrd):
     if o.accel != "auto":
         return o.accel
     verdict, how = accel.choose(o.build, kernels[0].path, kernels[0].config,
-                                initrd, not o.list)
+                                initrd, not o.list, o.settings)
     info("accel.sh", f"accelerator: {verdict} ({how})")
     return verdict
 
@@ -112,19 +117,20 @@ def job_list(o, kernels, unbuilt, given):
     return lines + sk.unbuilt_jobs(o, unbuilt)
 
 
-def main(argv, prog):
-    """The sweep of the command line ARGV; its exit status (128 + the
-    signal when INT, TERM or HUP stopped it: every child ended)."""
+def main(argv, prog, settings=Settings()):
+    """The sweep of the command line ARGV on SETTINGS (the door's); its
+    exit status (128 + the signal when INT, TERM or HUP stopped it:
+    every child ended)."""
     with stops.stopping():
-        return sweep(argv, prog)
+        return sweep(argv, prog, settings)
 
 
-def sweep(argv, prog):
+def sweep(argv, prog, settings):
     """main's work."""
     start = time.monotonic()
     try:
         o = sweep_options.read(argv, prog, REPO)
-        o.prog = prog
+        o.prog, o.settings = prog, settings
         sk.check_kernel_options(o)
         o.want = sweep_options.wanted_tiers(o)
         if o.list:
@@ -218,7 +224,7 @@ def boot(o, prog, kernels, lines, stock, start):
     info(prog, f"booting {booted} guests ({' '.join(k.label for k in kernels)}"
          f", {o.accel}, {o.jobs} at a time); results in {o.out}")
     booting_from = time.monotonic()
-    runner.run(o.out, o.jobs)
+    runner.run(o.out, o.jobs, o.settings)
     boots = report.load(o.out, console_parser())
     report.write(o.out, boots)
     passed, failed, skipped = report.totals(boots)

@@ -5,18 +5,18 @@ import unittest
 from unittest import mock
 
 from pidmax import accel
-from pidmax.tests.test_guest import FAKE
+from pidmax.tests.test_guest import ON_FAKE
 from pidmax.tests.test_judge import FIX
 from pidmax.tests.test_plan import CONFIG_61
 
 
 class AccelTest(unittest.TestCase):
     def probe(self, mode):
-        env = {"QEMU": FAKE, "FAKE_QEMU_MODE": mode,
+        env = {"FAKE_QEMU_MODE": mode,
                "FAKE_QEMU_LOG": os.path.join(FIX, "hotplug-255.log")}
         with tempfile.TemporaryDirectory() as d, \
                 mock.patch.dict(os.environ, env):
-            return accel.probe(d, CONFIG_61, CONFIG_61, CONFIG_61)
+            return accel.probe(d, CONFIG_61, CONFIG_61, CONFIG_61, ON_FAKE)
 
     def test_probe_passes_only_with_the_final_marker(self):
         self.assertEqual(self.probe("replay"), "kvm")

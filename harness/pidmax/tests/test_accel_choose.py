@@ -8,7 +8,7 @@ import unittest
 from unittest import mock
 
 from pidmax import accel
-from pidmax.tests.test_guest import FAKE
+from pidmax.tests.test_guest import ON_FAKE
 from pidmax.tests.test_judge import FIX
 from pidmax.tests.test_plan import CONFIG_61
 
@@ -26,7 +26,7 @@ class ChooseTest(unittest.TestCase):
             if path == "/dev/kvm":
                 return self.kvm
             return real(path, mode, **kw)
-        env = {"QEMU": FAKE, "FAKE_QEMU_MODE": "replay",
+        env = {"FAKE_QEMU_MODE": "replay",
                "FAKE_QEMU_LOG": os.path.join(FIX, "hotplug-255.log")}
         for patch in (mock.patch.object(accel.os, "access", access),
                       mock.patch.object(accel, "host_boot",
@@ -37,7 +37,7 @@ class ChooseTest(unittest.TestCase):
 
     def choose(self, may_probe=True, kernel=CONFIG_61):
         return accel.choose(self.build, kernel, CONFIG_61, CONFIG_61,
-                            may_probe)
+                            may_probe, ON_FAKE)
 
     def cached(self):
         with open(self.cache) as f:

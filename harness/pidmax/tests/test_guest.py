@@ -1,38 +1,48 @@
 """One boot: its QEMU command from the job and the tables, and how it
-ends against the fake QEMU (tests/fake-qemu.sh)."""
+ends against the fake QEMU (tests/fake-qemu.sh); the emulator the
+settings give it."""
 import os
-import shutil
-import tempfile
 import unittest
 from unittest import mock
 
 from pidmax import guest
+from pidmax.settings import Settings
 from pidmax.tables import HARNESS
+from pidmax.tests.helpers import FolderCase
 from pidmax.tests.test_runner import boot_job
 
 FAKE = os.path.join(HARNESS, "tests", "fake-qemu.sh")
+# The settings of a boot on the fake QEMU: the self-tests run where no
+# QEMU is installed.
+ON_FAKE = Settings(qemu=FAKE)
 
 
-class GuestTest(unittest.TestCase):
+class GuestCase(FolderCase):
+    """A folder of the test's own, and the command and the guest of a
+    job booted into x.log there (on the fake QEMU unless told)."""
+
     def setUp(self):
-        self.dir = tempfile.mkdtemp()
-        self.log = os.path.join(self.dir, "x.log")
-        # (No QEMU needed: the self-tests run where none is installed.)
-        patch = mock.patch.dict(os.environ, {"QEMU": FAKE})
-        patch.start()
-        self.addCleanup(patch.stop)
+        super().setUp()
+        self.log = self.path("x.log")
 
-    def tearDown(self):
-        shutil.rmtree(self.dir)
-
-    def file(self, name, data):
+    def file(self, name, data=b"", mode=None):
         path = os.path.join(self.dir, name)
         with open(path, "wb") as f:
             f.write(data)
+        if mode is not None:
+            os.chmod(path, mode)
         return path
 
+    def command(self, job, style=None, settings=ON_FAKE):
+        return guest.command(job, self.log, style, settings)
+
+    def guest(self, job, settings=ON_FAKE):
+        return guest.Guest(job, self.log, settings=settings)
+
+
+class GuestTest(GuestCase):
     def test_command_of_a_pc_job(self):
-        cmd, made = guest.command(boot_job("a", 255, append="x=1"), self.log)
+        cmd, made = self.command(boot_job("a", 255, append="x=1"))
         self.assertEqual(cmd[:7], [FAKE, "-machine", "pc",
                                    "-accel", "tcg,thread=single", "-m", "256M"])
         self.assertEqual(cmd[cmd.index("-smp") + 1], "1,maxcpus=255")
@@ -51,12 +61,12 @@ class GuestTest(unittest.TestCase):
     def test_initrd_extra_on_top(self):
         base, extra = self.file("i", b"base"), self.file("e", b"extra")
         job = boot_job("a", 1, initrd=base, initrd_extra=extra)
-        cmd, made = guest.command(job, self.log)
+        cmd, made = self.command(job)
         self.assertEqual(made, [self.log + ".initrd"])
         with open(made[0], "rb") as f:
             self.assertEqual(f.read(), b"baseextra")
         job["initrd"] = "builtin"
-        self.assertEqual(guest.command(job, self.log)[0][-3], extra)
+        self.assertEqual(self.command(job)[0][-3], extra)
 
     def test_kernel_modules_on_an_external_initramfs(self):
         # The kernel's own modules.cpio, beside it, goes between the
@@ -65,17 +75,17 @@ class GuestTest(unittest.TestCase):
         kernel = self.file(os.path.join("k", "vmlinux"), b"kernel")
         base, extra = self.file("i", b"base"), self.file("e", b"extra")
         job = boot_job("a", 1, initrd=base, kernel=kernel)
-        self.assertEqual(guest.command(job, self.log)[1], [])
+        self.assertEqual(self.command(job)[1], [])
         self.file(os.path.join("k", guest.MODULES), b"modules")
-        cmd, made = guest.command(job, self.log)
+        cmd, made = self.command(job)
         with open(cmd[cmd.index("-initrd") + 1], "rb") as f:
             self.assertEqual(f.read(), b"basemodules")
         job["initrd_extra"] = extra
-        with open(guest.command(job, self.log)[1][0], "rb") as f:
+        with open(self.command(job)[1][0], "rb") as f:
             self.assertEqual(f.read(), b"basemodulesextra")
         del job["initrd_extra"]
         job["initrd"] = "builtin"
-        self.assertNotIn("-initrd", guest.command(job, self.log)[0])
+        self.assertNotIn("-initrd", self.command(job)[0])
 
     def test_bad_jobs_refused(self):
         for more, why in (({"smp": "x"}, "smp must be"),
@@ -85,13 +95,13 @@ class GuestTest(unittest.TestCase):
                           ({"qemu": "/nonexistent/qemu"}, "not found")):
             with self.subTest(more=more):
                 with self.assertRaisesRegex(ValueError, why):
-                    guest.command(boot_job("a", 1, **more), self.log)
+                    self.command(boot_job("a", 1, **more))
 
     def boot(self, mode, **more):
         env = {"FAKE_QEMU_MODE": mode,
                "FAKE_QEMU_LOG": self.file("rec", b"recorded\n")}
         with mock.patch.dict(os.environ, env):
-            g = guest.Guest(boot_job("a", 1, **more), self.log)
+            g = self.guest(boot_job("a", 1, **more))
             g.start()
             g.wait()
         with open(self.log + ".meta") as f:
@@ -106,6 +116,22 @@ class GuestTest(unittest.TestCase):
         meta = self.boot("hang", timeout="1")
         self.assertEqual(meta[:2], ["qemu_exit=137", "timed_out=1"])
         self.assertGreaterEqual(float(meta[2].split("=")[1]), 1.0)
+
+    def test_the_emulator_the_settings_give(self):
+        """The job's qemu, else the settings' (the door's $QEMU), else the
+        architecture's; QEMU in the environment is the door's to read."""
+        other = self.file("other-qemu", mode=0o755)
+        job = boot_job("a", 1)
+        mine = Settings(qemu=other)
+        with mock.patch.dict(os.environ, {"QEMU": FAKE}):
+            self.assertEqual(self.command(job, settings=mine)[0][0], other)
+            self.assertEqual(self.guest(job, mine).cmd[0], other)
+            with mock.patch.object(guest.shutil, "which",
+                                   return_value="/usr/bin/qemu"):
+                self.assertEqual(self.command(job, settings=Settings())[0][0],
+                                 "qemu-system-x86_64")
+        job["qemu"] = FAKE
+        self.assertEqual(self.command(job, settings=mine)[0][0], FAKE)
 
 
 if __name__ == "__main__":

@@ -7,12 +7,10 @@ import os
 import shutil
 import stat
 import subprocess
-import tempfile
 import unittest
 from unittest import mock
 
-from pidmax import guest
-from pidmax.tests.test_guest import FAKE
+from pidmax.tests.test_guest import FAKE, GuestCase
 from pidmax.tests.test_runner import boot_job
 
 
@@ -30,24 +28,7 @@ def quiet_fd2():
         os.close(saved)
 
 
-class GuestEdgesTest(unittest.TestCase):
-    def setUp(self):
-        d = tempfile.TemporaryDirectory()
-        self.addCleanup(d.cleanup)
-        self.dir = d.name
-        self.log = os.path.join(self.dir, "x.log")
-        patch = mock.patch.dict(os.environ, {"QEMU": FAKE})
-        patch.start()
-        self.addCleanup(patch.stop)
-
-    def file(self, name, data=b"", mode=None):
-        path = os.path.join(self.dir, name)
-        with open(path, "wb") as f:
-            f.write(data)
-        if mode is not None:
-            os.chmod(path, mode)
-        return path
-
+class GuestEdgesTest(GuestCase):
     def test_unreadable_files(self):
         for more, why in (({"initrd": "/nonexistent/i"},
                            "initramfs /nonexistent/i is not readable"),
@@ -59,7 +40,7 @@ class GuestEdgesTest(unittest.TestCase):
                            "'512'")):
             with self.subTest(more=more):
                 with self.assertRaisesRegex(ValueError, f"^{why}$"):
-                    guest.command(boot_job("a", 1, **more), self.log)
+                    self.command(boot_job("a", 1, **more))
 
     def test_a_machine_of_an_unknown_architecture(self):
         machines = self.file("machines", b"odd sparc -M odd\n")
@@ -67,11 +48,10 @@ class GuestEdgesTest(unittest.TestCase):
             with self.assertRaisesRegex(ValueError, "the machine odd's "
                                         "architecture sparc is not a row of "
                                         "harness/arches"):
-                guest.command(boot_job("a", 1, machine="odd"), self.log)
+                self.command(boot_job("a", 1, machine="odd"))
 
     def test_kunit_style(self):
-        cmd, _ = guest.command(boot_job("a", 2, append="x=1"), self.log,
-                               "kunit")
+        cmd, _ = self.command(boot_job("a", 2, append="x=1"), "kunit")
         self.assertEqual(cmd[:3], [FAKE, "-m", "1024"])
         self.assertNotIn("-accel", cmd)
         self.assertEqual(cmd[cmd.index("-append") + 1], "console=ttyS0 x=1")
@@ -81,7 +61,7 @@ class GuestEdgesTest(unittest.TestCase):
                          "dtc and fdtput not found (device-tree-compiler)")
     def test_device_tree_with_holes(self):
         job = boot_job("a", 8, machine="virt", smp="8", holes="1-2")
-        cmd, made = guest.command(job, self.log)
+        cmd, made = self.command(job)
         dtb = self.log + ".dtb"
         self.assertEqual(made, [dtb])
         self.assertEqual(cmd[cmd.index("-dtb") + 1], dtb)
@@ -94,12 +74,12 @@ class GuestEdgesTest(unittest.TestCase):
         job["holes"] = "9"
         with quiet_fd2(), self.assertRaisesRegex(
                 ValueError, "no device tree with holes '9' and dt_cpus ''"):
-            guest.command(job, self.log)
+            self.command(job)
 
     def test_a_qemu_that_cannot_be_run(self):
         # Executable, but no program: the exec fails, the boot ends 127.
         qemu = self.file("qemu", b"\x00\x01junk", stat.S_IRWXU)
-        g = guest.Guest(boot_job("a", 1, qemu=qemu), self.log)
+        g = self.guest(boot_job("a", 1, qemu=qemu))
         g.start()
         g.wait()
         with open(self.log + ".meta") as f:
@@ -111,8 +91,8 @@ class GuestEdgesTest(unittest.TestCase):
 
     def test_made_files_removed_once(self):
         extra = self.file("e", b"extra")
-        g = guest.Guest(boot_job("a", 1, initrd=self.file("i", b"i"),
-                                 initrd_extra=extra), self.log)
+        g = self.guest(boot_job("a", 1, initrd=self.file("i", b"i"),
+                                 initrd_extra=extra))
         self.assertEqual(g.made, [self.log + ".initrd"])
         os.remove(self.log + ".initrd")
         g.kill()

@@ -1,6 +1,7 @@
 """The runner against the fake QEMU (tests/fake-qemu.sh), which replays
 a recorded console log instead of booting."""
 import contextlib
+import dataclasses
 import io
 import signal
 import os
@@ -10,6 +11,7 @@ import unittest
 from unittest import mock
 
 from pidmax import runner, stops
+from pidmax.settings import Settings
 from pidmax.tables import HARNESS
 from pidmax.tests.test_judge import FIX, job
 
@@ -29,9 +31,11 @@ def line(fields):
 class RunnerTest(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.mkdtemp()
-        self.env = {"QEMU": os.path.join(HARNESS, "tests", "fake-qemu.sh"),
-                    "FAKE_QEMU_MODE": "replay", "PIDMAX_FAIL_TAIL": "2",
+        self.env = {"FAKE_QEMU_MODE": "replay",
                     "FAKE_QEMU_LOG": os.path.join(FIX, "hotplug-255.log")}
+        self.settings = Settings(qemu=os.path.join(HARNESS, "tests",
+                                                   "fake-qemu.sh"),
+                                 fail_tail=2)
 
     def tearDown(self):
         shutil.rmtree(self.dir)
@@ -44,7 +48,7 @@ class RunnerTest(unittest.TestCase):
         out = io.StringIO()
         with mock.patch.dict(os.environ, self.env), \
                 contextlib.redirect_stdout(out):
-            runner.run(self.dir, 2)
+            runner.run(self.dir, 2, self.settings)
         return out.getvalue().splitlines()
 
     def test_boots_judges_and_keeps(self):
@@ -120,6 +124,24 @@ class RunnerTest(unittest.TestCase):
             self.assertIn("the guest's init never reported (qemu exit 1: "
                           "fake-qemu: cannot start)", f.read())
 
+    def test_the_tail_the_settings_give(self):
+        """A failed boot's console tail is as long as the settings say
+        (the door's $PIDMAX_FAIL_TAIL), none at 0; the variable in the
+        environment is the door's to read."""
+        # The recorded boot of 255 CPUs fails a job of 254.
+        self.write(boot_job("b", 254))
+        self.env["PIDMAX_FAIL_TAIL"] = "2"
+        log = os.path.join(self.dir, "boots", "b.log")
+        for tail in (3, 0):
+            self.settings = dataclasses.replace(self.settings,
+                                                fail_tail=tail)
+            out = self.run_quietly()
+            self.assertEqual(out[1:2], [f"    last 3 lines of {log}:"]
+                             if tail else [])
+            self.assertEqual(len([x for x in out if x.startswith("    | ")]),
+                             tail)
+            self.assertEqual(len(out), 1 + tail + bool(tail))
+
     def test_signal_handlers_are_given_back(self):
         # The stages after the boots (report, plot, baseline) stop on a
         # signal again: the runner leaves the handlers as it found them.
@@ -128,7 +150,7 @@ class RunnerTest(unittest.TestCase):
                 contextlib.redirect_stdout(io.StringIO()):
             for before in (signal.SIG_DFL, signal.default_int_handler):
                 with stops.handlers(before):
-                    runner.run(self.dir, 2)
+                    runner.run(self.dir, 2, self.settings)
                     for sig in stops.SIGNALS:
                         self.assertIs(signal.getsignal(sig), before)
 

@@ -12,6 +12,7 @@ from unittest import mock
 
 from pidmax import results_dir, sweep
 from pidmax.joblist import fields
+from pidmax.settings import Settings
 from pidmax.tests.helpers import FolderCase
 from pidmax.tests.test_judge import FIX
 
@@ -36,13 +37,14 @@ class SweepTest(FolderCase):
             f.write("#!/bin/sh\necho fake initramfs\n")
         os.chmod(cpio, stat.S_IRWXU)
         tests = os.path.join(FIX, "..")
-        return build, {"PIDMAX_DEPS": "true",
-                       "BUSYBOX": os.path.join(tests, "fake-busybox.sh")}
+        return build, {"BUSYBOX": os.path.join(tests, "fake-busybox.sh")}
 
-    def run_sweep(self, *argv):
+    def run_sweep(self, *argv, deps="false"):
+        """The sweep of ARGV, its package check DEPS (the settings' deps,
+        the door's $PIDMAX_DEPS): (exit status, output, messages)."""
         out, err = io.StringIO(), io.StringIO()
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            rc = sweep.main(list(argv), "sweep-smp.sh")
+            rc = sweep.main(list(argv), "sweep-smp.sh", Settings(deps=deps))
         return rc, out.getvalue(), err.getvalue()
 
     def test_list_plans_and_boots_nothing(self):
@@ -73,14 +75,12 @@ class SweepTest(FolderCase):
         with open(deps, "w") as f:
             f.write(f"#!/bin/sh\ntouch {ran}\n")
         os.chmod(deps, stat.S_IRWXU)
-        with mock.patch.dict(os.environ, {"PIDMAX_DEPS": deps}):
-            for out in (notes, os.path.join(notes, "plan"),
-                        "/proc/forbidden"):
-                rc, _, err = self.run_sweep("--out", out, "--only",
-                                            "online:1")
-                self.assertEqual(rc, 2, err)
-                self.assertIn(f"--out {out} ", err)
-                self.assertTrue(err.endswith("Try 'sweep-smp.sh --help'.\n"))
+        for out in (notes, os.path.join(notes, "plan"), "/proc/forbidden"):
+            rc, _, err = self.run_sweep("--out", out, "--only", "online:1",
+                                        deps=deps)
+            self.assertEqual(rc, 2, err)
+            self.assertIn(f"--out {out} ", err)
+            self.assertTrue(err.endswith("Try 'sweep-smp.sh --help'.\n"))
         self.assertFalse(os.path.exists(ran))
         self.assertEqual(sorted(os.listdir(notes)), ["baseline", "plan"])
         self.assertEqual(os.listdir(os.path.join(notes, "baseline")),
@@ -101,8 +101,7 @@ class SweepTest(FolderCase):
         self.addCleanup(holder.stdout.close)
         self.addCleanup(holder.stdin.close)
         self.assertEqual(holder.stdout.readline(), "held\n")
-        with mock.patch.dict(os.environ, {"PIDMAX_DEPS": "false"}):
-            rc, _, err = self.run_sweep("--out", out, "--only", "online:1")
+        rc, _, err = self.run_sweep("--out", out, "--only", "online:1")
         self.assertEqual(rc, 1, err)
         self.assertIn(f"in use by process {holder.pid}", err)
 
@@ -111,11 +110,10 @@ class SweepTest(FolderCase):
         # from their fragments, where their builds will put them, and
         # nothing written, installed or fetched.
         build = os.path.join(self.dir, "build")
-        with mock.patch.dict(os.environ, {"PIDMAX_DEPS": "false"}):
-            rc, out, err = self.run_sweep(
-                "--list", "--tree", "6.1", "--variant", "all",
-                "--fewest-kernels", "--build-dir", build, "--only",
-                "hotplug:33", "--only", "possible:4097")
+        rc, out, err = self.run_sweep(
+            "--list", "--tree", "6.1", "--variant", "all",
+            "--fewest-kernels", "--build-dir", build, "--only",
+            "hotplug:33", "--only", "possible:4097")
         self.assertEqual(rc, 0, err)
         jobs = [fields(line) for line in out.splitlines()]
         got = {j["name"]: (j["kernel"], j["config"], j["pid_max"],

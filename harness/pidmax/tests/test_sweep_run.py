@@ -4,6 +4,7 @@ run-baseline.sh) stand-ins that record their calls, the boots on the
 fake QEMU replaying a recorded console; the results folder it writes,
 a shard's, a baseline's call, the lines it prints and its exit status."""
 import contextlib
+import dataclasses
 import io
 import os
 import shutil
@@ -14,6 +15,7 @@ from unittest import mock
 from pidmax import accel, stops, sweep
 from pidmax import sweep_kernels as sk
 from pidmax.joblist import fields
+from pidmax.settings import Settings
 from pidmax.tests.helpers import FolderCase
 from pidmax.tests.test_guest import FAKE
 from pidmax.tests.test_judge import FIX
@@ -31,7 +33,10 @@ class SweepRunTest(FolderCase):
         self.initrd = self.touch("build", "initramfs.cpio")
         self.kernel = self.touch("k", "vmlinux")
         self.calls, self.status = [], {"plot.sh": 1}
-        env = {"PIDMAX_DEPS": "true", "QEMU": FAKE, "FAKE_QEMU_MODE": "replay",
+        # The settings the door would read of PIDMAX_DEPS=true and QEMU
+        # at the fake.
+        self.settings = Settings(deps="true", qemu=FAKE)
+        env = {"FAKE_QEMU_MODE": "replay",
                "FAKE_QEMU_LOG": os.path.join(FIX, "online-008.log")}
         self.patched(mock.patch.dict(os.environ, env),
                      mock.patch.object(sweep, "script", self.script),
@@ -58,10 +63,13 @@ class SweepRunTest(FolderCase):
             return 0, folder
         return self.status.get(name, 0), ""
 
-    def sweep(self, *argv):
+    def sweep(self, *argv, **changed):
+        """The sweep of ARGV on the test's settings with CHANGED fields:
+        (exit status, output, messages)."""
         out, err = io.StringIO(), io.StringIO()
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            rc = sweep.main(list(argv), "sweep-smp.sh")
+            rc = sweep.main(list(argv), "sweep-smp.sh", dataclasses.replace(
+                self.settings, **changed))
         return rc, out.getvalue(), err.getvalue()
 
     def test_one_boot_into_the_default_folder(self):
@@ -160,12 +168,10 @@ class SweepRunTest(FolderCase):
         argv = ["--kernel", self.kernel, "--config", CONFIG_61,
                 "--build-dir", self.build, "--only", "online:8",
                 "--out", self.path("r")]
-        with mock.patch.dict(os.environ, {"PIDMAX_DEPS": "false"}):
-            self.assertEqual(self.sweep(*argv), (
-                1, "", "sweep-smp.sh: error: false build x86_64 failed (see "
-                "above)\n"))
-        with mock.patch.dict(os.environ, {"QEMU": self.path("nosuch")}):
-            rc, _, err = self.sweep(*argv)
+        self.assertEqual(self.sweep(*argv, deps="false"), (
+            1, "", "sweep-smp.sh: error: false build x86_64 failed (see "
+            "above)\n"))
+        rc, _, err = self.sweep(*argv, qemu=self.path("nosuch"))
         self.assertEqual(rc, 1)
         self.assertIn(f"{self.path('nosuch')} not found: apt-get install "
                       "qemu-system-x86 (harness/deps.sh build x86_64)", err)

@@ -24,7 +24,7 @@ merge     the shards' results folders joined into one (merge-results.sh)
 results_dir  what a results folder is, which OUT a door refuses, its lock
 stops     INT, TERM and HUP: a door and its children stopped, 130/143/129
 settings  what the environment may change ($QEMU, $PIDMAX_FAIL_TAIL,
-          $PIDMAX_DEPS), read by the front alone
+          $PIDMAX_DEPS, the tables' paths), read by the front alone
 
 `python3 -m pidmax VERB` (or harness/pidmax.sh VERB) is the front, a verb
 a stage, and the one door that reads the environment's settings

@@ -16,9 +16,14 @@ def settings_of(env):
     """The settings (settings.py) of the environment ENV: the one place
     that reads them, once a run, for every verb and the sweep. $QEMU is
     the emulator, $PIDMAX_FAIL_TAIL the lines of a failed boot's console
-    the runner prints, $PIDMAX_DEPS the sweep's package check; an empty
-    one is as unset."""
-    default = Settings()
+    the runner prints, $PIDMAX_DEPS the sweep's package check, and
+    $PIDMAX_TREES, $PIDMAX_KERNELS, $PIDMAX_MACHINES, $PIDMAX_ARCHES and
+    $PIDMAX_KUNIT_CASES the tables (the self-tests' own); an empty one
+    is as unset."""
+    home, default = tables.HOME, Settings()
+    where = tables.Tables(**{
+        name: env.get("PIDMAX_" + name.upper()) or getattr(home, name)
+        for name in home.__dataclass_fields__})
     tail = env.get("PIDMAX_FAIL_TAIL") or str(default.fail_tail)
     try:
         tail = int(tail)
@@ -26,7 +31,7 @@ def settings_of(env):
         raise ValueError("$PIDMAX_FAIL_TAIL wants a number of lines, not "
                          f"'{tail}'") from None
     return Settings(qemu=env.get("QEMU") or default.qemu, fail_tail=tail,
-                    deps=env.get("PIDMAX_DEPS") or default.deps)
+                    tables=where, deps=env.get("PIDMAX_DEPS") or default.deps)
 
 
 class Usage(argparse.HelpFormatter):
@@ -234,7 +239,7 @@ def cmd_boot(args):
 def cmd_plan(args):
     from . import plan
     try:
-        lines = plan.plan(args)
+        lines = plan.plan(args, args.settings.tables)
     except plan.UsageError as err:
         print(f"{PROG}: {err}\nTry '{PROG} --help'.", file=sys.stderr)
         return 2
@@ -250,7 +255,7 @@ def cmd_job(args):
         *nums, kunit = args.facts.split(",")
         facts = (*map(int, nums), kunit if kunit == "m" else int(kunit))
     m = Maker(args.kernel, args.config, args.initrd, args.label, args.accel,
-              args.series, facts)
+              args.series, facts, where=args.settings.tables)
     if args.skip is not None:
         print(m.skip(args.case, args.tier, args.skip))
         return 0
@@ -460,10 +465,10 @@ def cmd_kernel_id(args):
     return 0
 
 
-def table_arch(name):
+def table_arch(where, name):
     """ARCH_KCONFIG=... lines of ARCH's row, for the shell's eval."""
     import shlex
-    a = tables.arch(name)
+    a = tables.arch(name, where)
     cols = (("KCONFIG", a.kconfig), ("MAKE", a.make), ("CROSS", a.cross),
             ("IMAGE", a.image), ("QEMU", a.qemu), ("CONSOLE", a.console),
             ("MACHINE", a.machine), ("FIRMWARE", a.firmware),
@@ -472,36 +477,37 @@ def table_arch(name):
     return [f"ARCH_{k}={shlex.quote(str(v))}" for k, v in cols]
 
 
-def table_initrd(tree, build, arch="x86_64"):
-    for k in tables.kernel_rows(tree, arch):
+def table_initrd(where, tree, build, arch="x86_64"):
+    for k in tables.kernel_rows(tree, arch, where):
         if k.build == build:
             return [k.initrd]
-    raise ValueError(f"{tables.table('kernels')} has no build {build} of "
+    raise ValueError(f"{where.kernels} has no build {build} of "
                      f"tree {tree} for {arch}")
 
 
 # The questions the shell asks of the tables (lib.sh's tree_row,
-# arch_row, kernel_plan and their kind): each answer printed as lib.sh's
-# functions printed it.
+# arch_row, kernel_plan and their kind), each asked of the tables W
+# (the settings'): each answer printed as lib.sh's functions printed it.
 TABLE_ANSWERS = {
-    "tree": lambda t: [" ".join(tables.tree(t))],
-    "series": lambda t: [tables.tree_series(t)],
-    "mutants": lambda t: [tables.tree_mutants(t)],
+    "tree": lambda w, t: [" ".join(tables.tree(t, w))],
+    "series": lambda w, t: [tables.tree_series(t, w)],
+    "mutants": lambda w, t: [tables.tree_mutants(t, w)],
     "arch": table_arch,
-    "arches": lambda: [" ".join(tables.arches())],
-    "trees": lambda a="x86_64": [" ".join(tables.kernel_trees(a))],
-    "variants": lambda t, a="x86_64": [" ".join(tables.kernel_variants(t, a))],
+    "arches": lambda w: [" ".join(tables.arches(w))],
+    "trees": lambda w, a="x86_64": [" ".join(tables.kernel_trees(a, w))],
+    "variants": lambda w, t, a="x86_64": [
+        " ".join(tables.kernel_variants(t, a, w))],
     "initrd": table_initrd,
-    "name": lambda t, b, a="x86_64": [tables.kernel_name(t, b, a)],
-    "plan": lambda t, a, v, pick, *want: [
+    "name": lambda w, t, b, a="x86_64": [tables.kernel_name(t, b, a)],
+    "plan": lambda w, t, a, v, pick, *want: [
         " ".join([b, *ts]) for b, ts in tables.kernel_plan(t, a, v, pick,
-                                                           want)],
+                                                           want, w)],
 }
 
 
 def cmd_table(args):
     try:
-        lines = TABLE_ANSWERS[args.what](*args.args)
+        lines = TABLE_ANSWERS[args.what](args.settings.tables, *args.args)
     except TypeError:
         raise ValueError(f"table {args.what}: wrong number of arguments "
                          f"({' '.join(args.args)})")

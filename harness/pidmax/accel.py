@@ -33,9 +33,10 @@ def cached(path, boot):
 
 
 def probe(build, kernel, config, initrd, settings=Settings()):
-    """Boot one CPU under KVM, on SETTINGS' emulator: "kvm" when the
-    guest proves itself."""
-    m = Maker(kernel, config, initrd, "kvm-probe", "kvm")
+    """Boot one CPU under KVM, on SETTINGS' tables and emulator: "kvm"
+    when the guest proves itself."""
+    m = Maker(kernel, config, initrd, "kvm-probe", "kvm",
+              where=settings.tables)
     job = joblist.fields(m.job("probe", "probe", 1, 1, "1",
                              timeout=PROBE_TIMEOUT))
     log = os.path.join(build, "kvm-probe.log")

@@ -72,17 +72,18 @@ def check(job):
 
 def machine(job, settings=Settings()):
     """(QEMU binary, the machine's arguments, its Arch) of the job, on
-    the emulator of SETTINGS."""
+    the tables and the emulator of SETTINGS."""
     name = job.get("machine") or "pc"
-    known = tables.machines()
+    where = settings.tables
+    known = tables.machines(where)
     if name not in known:
-        raise ValueError(f"unknown machine \"{name}\" ({tables.table('machines')}"
+        raise ValueError(f"unknown machine \"{name}\" ({where.machines}"
                          f": {', '.join(known)})")
     arch_name, args = known[name]
-    arch = tables.arches().get(arch_name)
+    arch = tables.arches(where).get(arch_name)
     if arch is None:
         raise ValueError(f"the machine {name}'s architecture {arch_name} is "
-                         "not a row of harness/arches")
+                         f"not a row of {where.arches}")
     qemu = job.get("qemu") or settings.qemu or arch.qemu
     if not shutil.which(qemu):
         package = arch.packages[0] if arch.packages else arch.qemu
@@ -144,7 +145,7 @@ def command(job, log, style=None, settings=Settings()):
     STYLE "kunit" boots the way the kernel's kunit.py boots x86_64 (a
     bzImage, 1 GiB, QEMU's default accelerator options, console=ttyS0
     and the job's append alone): bench.sh's reference. SETTINGS gives
-    the emulator (machine)."""
+    the tables and the emulator (machine)."""
     check(job)
     qemu, args, arch = machine(job, settings)
     initrd, copy = initrd_args(job, log)

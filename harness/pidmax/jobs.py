@@ -27,16 +27,18 @@ class Maker:
     unless FACTS gives them: small, is64, kunit; CFG is that .config read
     already), named LABEL-CASE, under
     ACCEL. SERIES is yes (built here with the series), auto (any
-    --kernel: held to the series' model too) or no (the stock model)."""
+    --kernel: held to the series' model too) or no (the stock model).
+    WHERE's arches and KUnit cases (tables.Tables) are the ones read."""
 
     def __init__(self, kernel, config, initrd, label, accel, series="yes",
-                 facts=None, cfg=None):
+                 facts=None, cfg=None, where=tables.HOME):
         self.kernel, self.config, self.initrd = kernel, config, initrd
         self.label, self.accel, self.series = label, accel, series
+        self.where = where
         if facts is None:
             cfg = cfg or Config(config)
             facts = cfg.pid_params()
-            self.machine = tables.arches()[cfg.arch()].machine
+            self.machine = tables.arches(where)[cfg.arch(where)].machine
         else:
             self.machine = "pc"
         self.small, self.is64, self.kunit = facts
@@ -48,7 +50,7 @@ class Maker:
         if str(self.kunit) == "0":
             return []
         if not hasattr(self, "_cases"):
-            self._cases = ",".join(tables.kunit_cases())
+            self._cases = ",".join(tables.kunit_cases(self.where))
         return [("kunit_cases", self._cases)]
 
     def skip(self, case, tier, reason):

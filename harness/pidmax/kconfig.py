@@ -30,13 +30,14 @@ class Config:
         """CONFIG_SYM's value, "n" when unset."""
         return self.values.get(sym, "n")
 
-    def arch(self):
-        """The architecture (a row of harness/arches) the .config sets."""
-        for name, arch in tables.arches().items():
+    def arch(self, where=tables.HOME):
+        """The architecture (a row of harness/arches, WHERE's) the .config
+        sets."""
+        for name, arch in tables.arches(where).items():
             if self.get(arch.kconfig) == "y":
                 return name
         raise ValueError(f"{self.path} sets none of the architectures of "
-                         f"{tables.table('arches')}")
+                         f"{where.arches}")
 
     def pid_params(self):
         """(BASE_SMALL, 64-bit, the KUnit suite): the first two 0 or 1,

@@ -323,15 +323,16 @@ class UsageError(ValueError):
     """A bad command line: exit 2."""
 
 
-def plan(o):
-    """The job lines of the options O (the verb plan's)."""
+def plan(o, where=tables.HOME):
+    """The job lines of the options O (the verb plan's), on the tables
+    WHERE (tables.Tables)."""
     cfg = Config(o.config)
-    arch = tables.arches()[cfg.arch()]
+    arch = tables.arches(where)[cfg.arch(where)]
     lists = read_lists(o, arch)
     accel = o.accel if arch.name == os.uname().machine else "tcg"
     label = o.label or os.path.basename(o.kernel)
     m = Maker(o.kernel, o.config, cfg.initrd(o.initrd), label, accel,
-              o.series, cfg=cfg)
+              o.series, cfg=cfg, where=where)
     if arch.firmware == "dt":
         out = dt_tiers(m, lists["cpus"], lists["online"], lists["holes"],
                        o.selftests, o.selftests_unchanged)

@@ -10,8 +10,8 @@ guest starts before the ended ones are judged, so a free slot never
 waits for the judge. The progress line's time left weighs the boots
 left by joblist.weight. Every guest started is stopped when the runner
 ends, however it ends; a signal (stops.py) ends it with Stop. The
-settings (settings.py, from the door) give each guest its emulator,
-and the lines of a failed boot's console printed.
+settings (settings.py, from the door) give each guest its tables and
+emulator, and the lines of a failed boot's console printed.
 """
 import os
 import queue

@@ -82,7 +82,7 @@ def ready(o):
     deps = o.settings.deps
     if stops.run_group([deps, "build", o.arch])[0]:
         raise Fail(f"{deps} build {o.arch} failed (see above)")
-    arch = tables.arches()[o.arch]
+    arch = tables.arches(o.settings.tables)[o.arch]
     qemu = o.settings.qemu or arch.qemu
     if not shutil.which(qemu):
         raise Fail(f"{qemu} not found: apt-get install "
@@ -113,7 +113,7 @@ def job_list(o, kernels, unbuilt, given):
     for k in kernels:
         lines += plan.plan(sweep_options.plan_options(
             o, k.tiers, kernel=k.path, config=k.config, label=k.label,
-            accel=o.accel, **given))
+            accel=o.accel, **given), o.settings.tables)
     return lines + sk.unbuilt_jobs(o, unbuilt)
 
 
@@ -129,7 +129,7 @@ def sweep(argv, prog, settings):
     """main's work."""
     start = time.monotonic()
     try:
-        o = sweep_options.read(argv, prog, REPO)
+        o = sweep_options.read(argv, prog, REPO, settings.tables)
         o.prog, o.settings = prog, settings
         sk.check_kernel_options(o)
         o.want = sweep_options.wanted_tiers(o)

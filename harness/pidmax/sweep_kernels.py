@@ -3,7 +3,8 @@ harness/kernels), each with the tiers it boots; Debian's own for
 --kernel debian; the tree's selftests; QEMU 10 for the wide tiers; the
 baseline's stock twins. The builders and fetchers are the harness's
 shell scripts, run here; a tree whose suite is unreachable (their exit
-status 3) leaves its kernels unbuilt and their tiers skips."""
+status 3) leaves its kernels unbuilt and their tiers skips. The tables
+are the sweep's settings' (O.settings.tables, from the door)."""
 import glob
 import hashlib
 import os
@@ -59,7 +60,7 @@ def debian_kernel(o):
     (harness/trees: the host's, or one fetched from), by fetch-stock.sh;
     a host kernel of another tree is refused. None when the suite is
     unreachable."""
-    suite = tables.tree(o.tree)[0]
+    suite = tables.tree(o.tree, o.settings.tables)[0]
     args = ["--arch", o.arch, o.build] + ([] if suite == "host" else [suite])
     rc, folder = script("fetch-stock.sh", *args, ok=(0, UNREACHABLE))
     if rc == UNREACHABLE:
@@ -78,11 +79,12 @@ def debian_kernel(o):
 def check_kernel_options(o):
     """--tree, --variant (all made the tree's list), --accel, --kernel
     (debian fetched) and --config."""
-    known = tables.kernel_trees(o.arch)
+    where = o.settings.tables
+    known = tables.kernel_trees(o.arch, where)
     if o.tree not in known:
         raise UsageError(f"--tree wants one of {' '.join(known)} "
                          f"(harness/kernels, {o.arch}), not '{o.tree}'")
-    vs = tables.kernel_variants(o.tree, o.arch)
+    vs = tables.kernel_variants(o.tree, o.arch, where)
     if o.variant != "all" and o.variant not in vs:
         raise UsageError(f"--variant wants all or one of {' '.join(vs)}, "
                          f"not '{o.variant}'")
@@ -134,11 +136,11 @@ def sweep_kernels(o, want):
                    os.path.basename(o.kernel), "", tuple(want))
         # Debian's own kernels carry no series: the formula's stock model.
         return [k], [], "no" if o.stock else "auto"
-    kernels, unbuilt = [], []
-    image = os.path.basename(tables.arches()[o.arch].image)
+    kernels, unbuilt, where = [], [], o.settings.tables
+    image = os.path.basename(tables.arches(where)[o.arch].image)
     for v in o.variants:
         for b, tiers in tables.kernel_plan(o.tree, o.arch, v, o.pick,
-                                             want):
+                                             want, where):
             label = tables.kernel_name(o.tree, b, o.arch)
             if o.list:
                 kernels.append(planned_kernel(o, b, label, tiers, image))
@@ -176,7 +178,7 @@ def fragments_config(o, label, mode, frags):
     not set" as n), on the architecture, 64-bit, with the tree's version
     and a built-in initramfs when MODE says builtin; its path in
     O.planned."""
-    arch = tables.arches()[o.arch]
+    arch = tables.arches(o.settings.tables)[o.arch]
     lines = [f"# Linux/{arch.make} {o.tree} Kernel Configuration",
              f"CONFIG_{arch.kconfig}=y", "CONFIG_64BIT=y"]
     for path in frags:
@@ -223,7 +225,7 @@ def unchanged_selftests(o, kernels, want):
     holes machine is where the series changes pid_max); "" otherwise."""
     if not any(k.build for k in kernels) or "holes" not in want or o.list:
         return ""
-    folder = tables.tree_series(o.tree)
+    folder = tables.tree_series(o.tree, o.settings.tables)
     changes = False
     for patch in glob.glob(os.path.join(folder, "*.patch")):
         with open(patch, encoding="latin-1") as f:
@@ -255,7 +257,7 @@ def wide_qemu(o, kernels):
 def stock_kernels(o, kernels):
     """The baseline's stock twin of every kernel, LABEL=IMAGE each,
     built last (they pop the series off the tree the builds share)."""
-    image = os.path.basename(tables.arches()[o.arch].image)
+    image = os.path.basename(tables.arches(o.settings.tables)[o.arch].image)
     out = []
     for k in kernels:
         folder = script("build-kernel.sh", "--stock", "--arch", o.arch,
@@ -267,7 +269,7 @@ def stock_kernels(o, kernels):
 def unbuilt_jobs(o, unbuilt):
     """A skip job per tier of each unbuilt kernel, with the reason: its
     tree's suite (harness/trees) could not be reached."""
-    suite = tables.tree(o.tree)[0] if unbuilt else ""
+    suite = tables.tree(o.tree, o.settings.tables)[0] if unbuilt else ""
     return [joblist.line({
         "name": f"{label}-{t}", "tier": t, "variant": b.split("-")[0],
         "label": label, "skip": f"{suite} is unreachable: no kernel of tree "

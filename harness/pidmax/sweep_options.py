@@ -91,19 +91,21 @@ class TierOption(argparse.Action):
             namespace.cpus_given = True
 
 
-def read(argv, prog, repo):
+def read(argv, prog, repo, where=tables.HOME):
     """The options of ARGV, every list checked, the tiers' lists the
-    architecture's where no option named them."""
+    architecture's where no option named them; --arch a row of WHERE's
+    arches (tables.Tables)."""
     o = parser(prog).parse_args(argv, types.SimpleNamespace(
         tier_given="", cpus_given=False))
     if o.operands:
         raise UsageError(f"unexpected operand '{o.operands[0]}'")
     o.out_given = bool(o.out)
     o.build = o.build_dir or os.path.join(repo, "build")
-    if o.arch not in tables.arches():
-        raise UsageError(f"--arch wants one of {' '.join(tables.arches())} "
+    known = tables.arches(where)
+    if o.arch not in known:
+        raise UsageError(f"--arch wants one of {' '.join(known)} "
                          f"(harness/arches), not '{o.arch}'")
-    o.maxcpus = tables.arches()[o.arch].maxcpus
+    o.maxcpus = known[o.arch].maxcpus
     for name in TIER_OPTIONS:
         if getattr(o, name) == "default":
             setattr(o, name, default("hotplug" if name == "cpus" else name,

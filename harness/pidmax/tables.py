@@ -2,7 +2,9 @@
 and the verb table): harness/trees, kernels, machines and arches. Each
 is whitespace-separated columns with # comments; a machine's QEMU
 arguments and an architecture's kernel parameters are the rest of their
-line."""
+line. Which files they are is a Tables, given to each function as WHERE:
+harness/'s own (HOME) unless the door (__main__.settings_of) read others
+from the environment."""
 import os
 import re
 from dataclasses import dataclass
@@ -10,10 +12,28 @@ from dataclasses import dataclass
 HARNESS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def table(name):
-    """The path of the table NAME: harness/NAME, or $PIDMAX_NAME (the
-    self-tests' own tables), as lib.sh reads them."""
-    return os.environ.get("PIDMAX_" + name.upper()) or os.path.join(HARNESS, name)
+@dataclass(frozen=True)
+class Tables:
+    """The paths of the tables, and of the list of the KUnit suite's
+    cases (kunit_cases). The door reads $PIDMAX_TREES, $PIDMAX_KERNELS,
+    $PIDMAX_MACHINES, $PIDMAX_ARCHES and $PIDMAX_KUNIT_CASES (the
+    self-tests' own tables), as lib.sh reads the first four."""
+    trees: str
+    kernels: str
+    machines: str
+    arches: str
+    kunit_cases: str
+
+    @classmethod
+    def inside(cls, folder):
+        """The tables of FOLDER, laid out as harness/ lays out its own."""
+        return cls(*(os.path.join(folder, name) for name in (
+            "trees", "kernels", "machines", "arches",
+            os.path.join("config", "kunit-pid_max.cases"))))
+
+
+# The harness's own tables.
+HOME = Tables.inside(HARNESS)
 
 
 def rows(path):
@@ -56,9 +76,9 @@ def _dash(word):
     return "" if word == "-" else word
 
 
-def arches(path=None):
-    """harness/arches, by name."""
-    path = path or table("arches")
+def arches(where=HOME):
+    """harness/arches (WHERE's), by name."""
+    path = where.arches
     out = {}
     for n, w in rows(path):
         if len(w) < 13:
@@ -70,11 +90,12 @@ def arches(path=None):
     return out
 
 
-def kernels(path=None, tiers=None):
-    """harness/kernels, in order; a row naming an unknown architecture
-    or (with TIERS given) an unknown tier is an error."""
-    path = path or table("kernels")
-    known = arches()
+def kernels(where=HOME, tiers=None):
+    """harness/kernels (WHERE's), in order; a row naming an architecture
+    not of WHERE's arches or (with TIERS given) an unknown tier is an
+    error."""
+    path = where.kernels
+    known = arches(where)
     out = []
     for n, w in rows(path):
         boots = tuple(w[5].split(",")) if len(w) == 6 else ()
@@ -87,17 +108,17 @@ def kernels(path=None, tiers=None):
     return out
 
 
-def machines(path=None):
-    """harness/machines: name -> (architecture, QEMU arguments)."""
-    path = path or table("machines")
-    return {w[0]: (w[1], tuple(w[2:])) for _, w in rows(path)}
+def machines(where=HOME):
+    """harness/machines (WHERE's): name -> (architecture, QEMU
+    arguments)."""
+    return {w[0]: (w[1], tuple(w[2:])) for _, w in rows(where.machines)}
 
 
-def trees(path=None):
-    """harness/trees: tree -> (suite, series folder, mutants folder or
-    "-"); a row of other than four columns, a suite not of a-z0-9-, or a
-    folder with ".." in it is an error."""
-    path = path or table("trees")
+def trees(where=HOME):
+    """harness/trees (WHERE's): tree -> (suite, series folder, mutants
+    folder or "-"); a row of other than four columns, a suite not of
+    a-z0-9-, or a folder with ".." in it is an error."""
+    path = where.trees
     out = {}
     for n, w in rows(path):
         if len(w) != 4 or not re.fullmatch(r"[a-z0-9-]+", w[1]) \
@@ -107,47 +128,45 @@ def trees(path=None):
     return out
 
 
-def tree(name):
+def tree(name, where=HOME):
     """(suite, series folder, mutants folder or "-") of the tree NAME."""
-    known = trees()
+    known = trees(where)
     if name not in known:
-        raise ValueError(f"{table('trees')} has no tree {name}")
+        raise ValueError(f"{where.trees} has no tree {name}")
     return known[name]
 
 
-def tree_series(name):
+def tree_series(name, where=HOME):
     """The folder of the tree NAME's quilt series (its row's SERIES:
     relative to the repository, or absolute)."""
-    return os.path.join(os.path.dirname(HARNESS), tree(name)[1])
+    return os.path.join(os.path.dirname(HARNESS), tree(name, where)[1])
 
 
-def kunit_cases():
+def kunit_cases(where=HOME):
     """The cases the KUnit suite "pid_max" of this checkout's series has
-    (config/kunit-pid_max.cases; the self-tests point PIDMAX_KUNIT_CASES
-    at the list their recorded logs were made with). The planner writes
-    them into each job of a kernel with the suite, so that a folder is
-    judged by the cases of the kernel it booted, whatever the list says
-    later."""
-    path = os.environ.get("PIDMAX_KUNIT_CASES") or os.path.join(
-        HARNESS, "config", "kunit-pid_max.cases")
-    with open(path, encoding="utf-8") as f:
+    (WHERE's kunit_cases, config/kunit-pid_max.cases; the self-tests
+    point $PIDMAX_KUNIT_CASES at the list their recorded logs were made
+    with). The planner writes them into each job of a kernel with the
+    suite, so that a folder is judged by the cases of the kernel it
+    booted, whatever the list says later."""
+    with open(where.kunit_cases, encoding="utf-8") as f:
         names = [line.strip() for line in f]
     return [n for n in names if n and not n.startswith("#")]
 
 
-def tree_mutants(name):
+def tree_mutants(name, where=HOME):
     """The folder of the mutants of the tree NAME's series (its row's
     MUTANTS, as SERIES), or "" when it has none (-)."""
-    folder = tree(name)[2]
+    folder = tree(name, where)[2]
     return "" if folder == "-" else os.path.join(os.path.dirname(HARNESS),
                                                  folder)
 
 
-def arch(name):
+def arch(name, where=HOME):
     """The row of the architecture NAME."""
-    known = arches()
+    known = arches(where)
     if name not in known:
-        raise ValueError(f'unknown architecture "{name}" ({table("arches")}: '
+        raise ValueError(f'unknown architecture "{name}" ({where.arches}: '
                          f'{", ".join(known)})')
     return known[name]
 
@@ -157,20 +176,21 @@ TIERS = ("hotplug", "online", "scenario", "possible", "wide-online",
          "wide-hotplug", "holes")
 
 
-def kernel_rows(tree_name, arch_name):
+def kernel_rows(tree_name, arch_name, where=HOME):
     """The kernel table's rows of TREE (every tree when empty) on ARCH."""
-    return [k for k in kernels(tiers=TIERS) if k.arch == arch_name
+    return [k for k in kernels(where, TIERS) if k.arch == arch_name
             and tree_name in ("", k.tree)]
 
 
-def kernel_trees(arch_name):
+def kernel_trees(arch_name, where=HOME):
     """The table's trees of ARCH, in order."""
-    return list(dict.fromkeys(k.tree for k in kernel_rows("", arch_name)))
+    return list(dict.fromkeys(k.tree
+                              for k in kernel_rows("", arch_name, where)))
 
 
-def kernel_variants(tree_name, arch_name):
-    return list(dict.fromkeys(k.variant
-                              for k in kernel_rows(tree_name, arch_name)))
+def kernel_variants(tree_name, arch_name, where=HOME):
+    return list(dict.fromkeys(k.variant for k in kernel_rows(
+        tree_name, arch_name, where)))
 
 
 def kernel_name(tree_name, build, arch_name):
@@ -181,12 +201,12 @@ def kernel_name(tree_name, build, arch_name):
     return f"{tree_name}-{arch_name}-{build}"
 
 
-def kernel_plan(tree_name, arch_name, variant, pick, want):
+def kernel_plan(tree_name, arch_name, variant, pick, want, where=HOME):
     """[(BUILD, [TIER...])] of the variant's builds that boot the tiers
     WANT, in the table's order: a tier boots on the first row of the
     variant listing it (PICK each) or the last (fewest)."""
     builds, chosen = [], {}
-    for k in kernel_rows(tree_name, arch_name):
+    for k in kernel_rows(tree_name, arch_name, where):
         if k.variant != variant:
             continue
         builds.append(k.build)
@@ -195,7 +215,7 @@ def kernel_plan(tree_name, arch_name, variant, pick, want):
                 chosen[t] = k.build
     for t in want:
         if t not in chosen:
-            raise ValueError(f"{table('kernels')}, tree {tree_name}, "
+            raise ValueError(f"{where.kernels}, tree {tree_name}, "
                              f"{arch_name}: no kernel of {variant} boots the "
                              f"{t} tier")
     out = [(b, [t for t in want if chosen[t] == b]) for b in builds]

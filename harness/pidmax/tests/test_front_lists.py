@@ -194,11 +194,10 @@ TREES = "9.9 host mainline m/9.9\n9.8 sid /abs/series -\n"
 class TableVerbTest(FolderCase):
     def setUp(self):
         super().setUp()
-        kernel_table(self)
-        env = mock.patch.dict(os.environ, {"PIDMAX_TREES":
-                                           self.write("trees", TREES)})
-        env.start()
-        self.addCleanup(env.stop)
+        # The door reads where the tables are from the environment.
+        self.patched(mock.patch.dict(os.environ, {
+            "PIDMAX_KERNELS": kernel_table(self)[1].kernels,
+            "PIDMAX_TREES": self.write("trees", TREES)}))
 
     def test_answers(self):
         repo = os.path.dirname(tables.HARNESS)

@@ -14,7 +14,10 @@ from pidmax.tests.test_guest import FAKE
 from pidmax.tests.test_runner import boot_job
 
 # Every variable the door reads for a setting, and a value of each.
-ENV = {"QEMU": "/q/qemu", "PIDMAX_FAIL_TAIL": "3", "PIDMAX_DEPS": "/d/deps"}
+ENV = {"QEMU": "/q/qemu", "PIDMAX_FAIL_TAIL": "3", "PIDMAX_DEPS": "/d/deps",
+       "PIDMAX_TREES": "/t/trees", "PIDMAX_KERNELS": "/t/kernels",
+       "PIDMAX_MACHINES": "/t/machines", "PIDMAX_ARCHES": "/t/arches",
+       "PIDMAX_KUNIT_CASES": "/t/cases"}
 
 
 class SettingsOfTest(unittest.TestCase):
@@ -23,12 +26,14 @@ class SettingsOfTest(unittest.TestCase):
         self.assertEqual(front.settings_of(dict.fromkeys(ENV, "")),
                          Settings())
         self.assertEqual(Settings(), Settings(
-            qemu="", fail_tail=15,
+            qemu="", fail_tail=15, tables=tables.HOME,
             deps=os.path.join(tables.HARNESS, "deps.sh")))
 
     def test_each_variable(self):
         self.assertEqual(front.settings_of(ENV), Settings(
-            qemu="/q/qemu", fail_tail=3, deps="/d/deps"))
+            qemu="/q/qemu", fail_tail=3, deps="/d/deps",
+            tables=tables.Tables("/t/trees", "/t/kernels", "/t/machines",
+                                 "/t/arches", "/t/cases")))
 
     def test_a_tail_that_is_no_number(self):
         with self.assertRaisesRegex(ValueError, r"^\$PIDMAX_FAIL_TAIL wants a "

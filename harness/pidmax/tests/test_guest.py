@@ -1,11 +1,12 @@
 """One boot: its QEMU command from the job and the tables, and how it
-ends against the fake QEMU (tests/fake-qemu.sh); the emulator the
-settings give it."""
+ends against the fake QEMU (tests/fake-qemu.sh); the emulator and the
+tables the settings give it."""
+import dataclasses
 import os
 import unittest
 from unittest import mock
 
-from pidmax import guest
+from pidmax import guest, tables
 from pidmax.settings import Settings
 from pidmax.tables import HARNESS
 from pidmax.tests.helpers import FolderCase
@@ -132,6 +133,20 @@ class GuestTest(GuestCase):
                                  "qemu-system-x86_64")
         job["qemu"] = FAKE
         self.assertEqual(self.command(job, settings=mine)[0][0], FAKE)
+
+    def test_the_tables_the_settings_give(self):
+        """The machines of the tables of a folder passed in."""
+        os.mkdir(os.path.join(self.dir, "t"))
+        self.file(os.path.join("t", "machines"), b"pc x86_64 -M odd\n")
+        with open(tables.HOME.arches, "rb") as f:
+            self.file(os.path.join("t", "arches"), f.read())
+        there = dataclasses.replace(ON_FAKE, tables=tables.Tables.inside(
+            os.path.join(self.dir, "t")))
+        self.assertEqual(self.command(boot_job("a", 1), settings=there)[0][:3],
+                         [FAKE, "-M", "odd"])
+        with self.assertRaisesRegex(ValueError, 'unknown machine "virt" '
+                                    f"\\({self.dir}/t/machines: pc\\)"):
+            self.command(boot_job("a", 1, machine="virt"), settings=there)
 
 
 if __name__ == "__main__":

@@ -3,14 +3,15 @@ machine of an unknown architecture, kunit.py's style, a device tree with
 holes from the fake QEMU's (holes-dtb.sh), a QEMU that cannot be run,
 and files made for a boot removed once, whoever gets there first."""
 import contextlib
+import dataclasses
 import os
 import shutil
 import stat
 import subprocess
 import unittest
-from unittest import mock
 
-from pidmax.tests.test_guest import FAKE, GuestCase
+from pidmax import tables
+from pidmax.tests.test_guest import FAKE, ON_FAKE, GuestCase
 from pidmax.tests.test_runner import boot_job
 
 
@@ -44,11 +45,12 @@ class GuestEdgesTest(GuestCase):
 
     def test_a_machine_of_an_unknown_architecture(self):
         machines = self.file("machines", b"odd sparc -M odd\n")
-        with mock.patch.dict(os.environ, {"PIDMAX_MACHINES": machines}):
-            with self.assertRaisesRegex(ValueError, "the machine odd's "
-                                        "architecture sparc is not a row of "
-                                        "harness/arches"):
-                self.command(boot_job("a", 1, machine="odd"))
+        odd = dataclasses.replace(ON_FAKE, tables=dataclasses.replace(
+            tables.HOME, machines=machines))
+        with self.assertRaisesRegex(ValueError, "the machine odd's "
+                                    "architecture sparc is not a row of "
+                                    f"{tables.HOME.arches}$"):
+            self.command(boot_job("a", 1, machine="odd"), settings=odd)
 
     def test_kunit_style(self):
         cmd, _ = self.command(boot_job("a", 2, append="x=1"), "kunit")

@@ -4,12 +4,10 @@ import re
 import shutil
 import tempfile
 import unittest
-from unittest import mock
 
 from pidmax import console, judge, tables
 from pidmax.formula import expected
 from pidmax.joblist import fields
-from pidmax.tables import HARNESS
 
 FIX = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "fixtures")
 
@@ -126,10 +124,6 @@ class KunitModuleTest(unittest.TestCase):
     as a built-in suite's."""
 
     def setUp(self):
-        patch = mock.patch.dict(os.environ, {"PIDMAX_KUNIT_CASES": os.path.join(
-            HARNESS, "config", "kunit-pid_max.cases")})
-        patch.start()
-        self.addCleanup(patch.stop)
         with open(os.path.join(FIX, MODULE_LOG), encoding="latin-1",
                   newline="") as f:
             self.text = f.read()

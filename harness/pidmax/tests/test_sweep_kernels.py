@@ -8,11 +8,13 @@ from unittest import mock
 
 from pidmax import sweep_kernels as sk
 from pidmax.plan import UsageError
+from pidmax.settings import Settings
 from pidmax.tests.test_tables import kernel_table
 
 class KernelsTest(unittest.TestCase):
     def setUp(self):
-        self.dir = kernel_table(self)
+        self.dir, where = kernel_table(self)
+        self.settings = Settings(tables=where)
 
     def test_kernel_id(self):
         empty = os.path.join(self.dir, "vmlinux")
@@ -26,7 +28,7 @@ class KernelsTest(unittest.TestCase):
     def options(self, **more):
         o = dict(arch="x86_64", tree="9.9", variant="full", accel="auto",
                  kernel="", config="", baseline=False, build=self.dir,
-                 list=False)
+                 list=False, settings=self.settings)
         o.update(more)
         return types.SimpleNamespace(**o)
 

@@ -4,6 +4,7 @@ unreachable or of another tree, the table's builds and an unreachable
 tree's, the selftests of a --list and of a series that changes them, and
 QEMU 10 for the wide tiers; on tables of their own."""
 import contextlib
+import dataclasses
 import io
 import os
 import stat
@@ -15,6 +16,7 @@ from unittest import mock
 from pidmax import sweep_kernels as sk
 from pidmax import tables
 from pidmax.plan import UsageError
+from pidmax.settings import Settings
 from pidmax.tests.helpers import FolderCase
 from pidmax.tests.test_plan import CONFIG_61
 
@@ -39,11 +41,11 @@ class BuildsTest(FolderCase):
         self.series = self.folder("series")
         self.write("kernels", KERNELS)
         self.write("trees", TREES.format(series=self.series))
+        self.settings = Settings(tables=dataclasses.replace(
+            tables.HOME, kernels=self.path("kernels"),
+            trees=self.path("trees")))
         self.calls, self.answers = [], {}
-        self.patched(mock.patch.dict(os.environ, {
-                         "PIDMAX_KERNELS": self.path("kernels"),
-                         "PIDMAX_TREES": self.path("trees")}),
-                     mock.patch.object(sk, "script", self.script))
+        self.patched(mock.patch.object(sk, "script", self.script))
 
     def script(self, name, *args, ok=(0,), capture=True):
         self.calls.append((name, *args))
@@ -54,7 +56,8 @@ class BuildsTest(FolderCase):
     def options(self, **more):
         o = dict(arch="x86_64", tree="6.1", variant="full", accel="auto",
                  kernel="", config="", baseline=False, build="/b",
-                 list=False, pick="each", prog="sweep-smp.sh")
+                 list=False, pick="each", prog="sweep-smp.sh",
+                 settings=self.settings)
         o.update(more)
         return types.SimpleNamespace(**o)
 

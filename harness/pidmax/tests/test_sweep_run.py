@@ -136,9 +136,10 @@ class SweepRunTest(FolderCase):
                                                 "9.9 host mainline -\n")):
             with open(self.path(name), "w") as f:
                 f.write(text)
-        self.patched(mock.patch.dict(os.environ, {
-            "PIDMAX_KERNELS": self.path("kernels"),
-            "PIDMAX_TREES": self.path("trees")}))
+        self.settings = dataclasses.replace(
+            self.settings, tables=dataclasses.replace(
+                self.settings.tables, kernels=self.path("kernels"),
+                trees=self.path("trees")))
 
     def test_the_tables_builds_and_their_baseline(self):
         self.table()

@@ -1,5 +1,7 @@
 """The tables: every kernel's architecture is a row of arches, every
-machine's too, and a bad row names its line."""
+machine's too, and a bad row names its line; the tables of a folder or
+a file passed in, whatever the environment says."""
+import dataclasses
 import os
 import tempfile
 import unittest
@@ -34,9 +36,47 @@ class TablesTest(unittest.TestCase):
             f.write("# a comment\n6.1 sparc full full external hotplug\n")
         try:
             with self.assertRaisesRegex(ValueError, r":2: want TREE ARCH"):
-                tables.kernels(f.name)
+                tables.kernels(dataclasses.replace(tables.HOME,
+                                                   kernels=f.name))
         finally:
             os.unlink(f.name)
+
+    def test_the_tables_of_a_folder_passed_in(self):
+        """Tables.inside(FOLDER) is FOLDER's tables, laid out as harness/
+        lays out its own; the environment's PIDMAX_* are the door's to
+        read, not the tables'."""
+        self.assertEqual(tables.Tables.inside(tables.HARNESS), tables.HOME)
+        with tempfile.TemporaryDirectory() as d:
+            where = tables.Tables.inside(d)
+            os.mkdir(os.path.join(d, "config"))
+            for name, text in (
+                    ("trees", "9.9 host mainline -\n"),
+                    ("kernels", "9.9 x86_64 full full external online\n"),
+                    ("machines", "pc x86_64 -M odd\n"),
+                    ("arches", "x86_64 X86_64 x86_64 - arch/x86/boot/bzImage"
+                     " qemu-system-x86_64 ttyS0 pc acpi amd64 255 - -\n"),
+                    (os.path.join("config", "kunit-pid_max.cases"),
+                     "# the cases\none\ntwo\n")):
+                with open(os.path.join(d, name), "w") as f:
+                    f.write(text)
+            env = {"PIDMAX_" + name.upper(): "/nonexistent"
+                   for name in ("trees", "kernels", "machines", "arches",
+                                "kunit_cases")}
+            with mock.patch.dict(os.environ, env):
+                self.assertEqual(tables.tree("9.9", where),
+                                 ("host", "mainline", "-"))
+                self.assertEqual(tables.kernel_plan(
+                    "9.9", "x86_64", "full", "each", ["online"], where),
+                    [("full", ["online"])])
+                self.assertEqual(tables.machines(where),
+                                 {"pc": ("x86_64", ("-M", "odd"))})
+                self.assertEqual(list(tables.arches(where)), ["x86_64"])
+                self.assertEqual(tables.kunit_cases(where), ["one", "two"])
+                with self.assertRaisesRegex(ValueError, f"{d}/trees has no "
+                                            "tree 6.1"):
+                    tables.tree("6.1", where)
+                # And the harness's own, by default.
+                self.assertIn("6.1", tables.trees())
 
 
 
@@ -54,41 +94,43 @@ TABLE = """\
 
 def kernel_table(case):
     """TABLE as the kernel table for the test CASE, in a folder of its
-    own (returned), both gone when it ends."""
+    own, both gone when it ends: (the folder, the harness's tables with
+    that kernel table)."""
     d = tempfile.TemporaryDirectory()
     case.addCleanup(d.cleanup)
     path = os.path.join(d.name, "kernels")
     with open(path, "w") as f:
         f.write(TABLE)
-    env = mock.patch.dict(os.environ, {"PIDMAX_KERNELS": path})
-    env.start()
-    case.addCleanup(env.stop)
-    return d.name
+    return d.name, dataclasses.replace(tables.HOME, kernels=path)
 
 
 class KernelTableTest(unittest.TestCase):
     """Which builds of a kernel table boot which tiers, on TABLE."""
 
     def setUp(self):
-        kernel_table(self)
+        self.where = kernel_table(self)[1]
 
     def test_each_tier_on_the_first_or_last_build(self):
         want = ["hotplug", "online", "possible", "wide-online"]
-        self.assertEqual(tables.kernel_plan("9.9", "x86_64", "full", "each", want),
+        self.assertEqual(tables.kernel_plan("9.9", "x86_64", "full", "each",
+                                            want, self.where),
                          [("full", ["hotplug", "online"]),
                           ("full-big", ["possible"]),
                           ("full-wide", ["wide-online"])])
         self.assertEqual(
-            tables.kernel_plan("9.9", "x86_64", "full", "fewest", want),
+            tables.kernel_plan("9.9", "x86_64", "full", "fewest", want,
+                               self.where),
             [("full", ["online"]), ("full-big", ["hotplug"]),
              ("full-wide", ["possible", "wide-online"])])
         with self.assertRaisesRegex(ValueError, "no kernel of small boots the "
                                     "online tier"):
-            tables.kernel_plan("9.9", "x86_64", "small", "each", ["online"])
+            tables.kernel_plan("9.9", "x86_64", "small", "each", ["online"],
+                               self.where)
 
     def test_trees_variants_and_names(self):
-        self.assertEqual(tables.kernel_trees("arm64"), ["9.9"])
-        self.assertEqual(tables.kernel_variants("9.9", "x86_64"), ["full", "small"])
+        self.assertEqual(tables.kernel_trees("arm64", self.where), ["9.9"])
+        self.assertEqual(tables.kernel_variants("9.9", "x86_64", self.where),
+                         ["full", "small"])
         self.assertEqual(tables.kernel_name("9.9", "full", "x86_64"), "9.9-full")
         self.assertEqual(tables.kernel_name("9.9", "full", "arm64"), "9.9-arm64-full")
 
@@ -99,22 +141,20 @@ class KernelTableTest(unittest.TestCase):
         with open(path, "w") as f:
             f.write("9.9 host mainline m/9.9\n9.8 sid /abs/series -\n")
         repo = os.path.dirname(tables.HARNESS)
-        with mock.patch.dict(os.environ, {"PIDMAX_TREES": path}):
-            self.assertEqual(tables.tree_series("9.9"),
-                             os.path.join(repo, "mainline"))
-            self.assertEqual(tables.tree_series("9.8"), "/abs/series")
-            self.assertEqual(tables.tree_mutants("9.9"),
-                             os.path.join(repo, "m", "9.9"))
-            self.assertEqual(tables.tree_mutants("9.8"), "")
+        where = dataclasses.replace(self.where, trees=path)
+        self.assertEqual(tables.tree_series("9.9", where),
+                         os.path.join(repo, "mainline"))
+        self.assertEqual(tables.tree_series("9.8", where), "/abs/series")
+        self.assertEqual(tables.tree_mutants("9.9", where),
+                         os.path.join(repo, "m", "9.9"))
+        self.assertEqual(tables.tree_mutants("9.8", where), "")
         for bad in ("9.7 host ../elsewhere -", "9.7 host . ../m",
                     "9.7 host ."):
             with open(path, "w") as f:
                 f.write(f"9.9 host mainline -\n{bad}\n")
-            with mock.patch.dict(os.environ, {"PIDMAX_TREES": path}):
-                with self.assertRaisesRegex(ValueError,
-                                            ":2: want TREE SUITE SERIES "
-                                            "MUTANTS"):
-                    tables.tree_series("9.9")
+            with self.assertRaisesRegex(ValueError,
+                                        ":2: want TREE SUITE SERIES MUTANTS"):
+                tables.tree_series("9.9", where)
 
     def test_the_trees_mutants(self):
         """Each tree's mutants folder holds patches; 6.1's stay where

@@ -60,8 +60,8 @@ FIELDS = (("begin", 0), ("end", 0), ("plan", "none"), ("oks", 0),
           ("pidns_next", "none"), ("pidns_parent", "none"),
           ("selftests_ok", 0), ("kunit", "none"), ("kunit_plan", "none"),
           ("kunit_oks", 0), ("kunit_notoks", 0), ("kunit_failed", "none"),
-          ("kunit_passed", "none"), ("modules", "none"),
-          ("insmod_failed", "none"))
+          ("kunit_passed", "none"), ("kunit_skipped", "none"),
+          ("modules", "none"), ("insmod_failed", "none"))
 # "# name: K=V ..." lines of the guest and the record fields they fill.
 KV_LINES = {
     "# pid_budget: ": (("last_pid_at_init", "last_pid_at_init"),
@@ -122,6 +122,9 @@ class Parser:
     def __init__(self):
         self.f = dict(FIELDS)
         self.failed, self.kfailed, self.kpassed = [], [], []
+        # A case that reports "ok N NAME # SKIP WHY" ran none of its
+        # expectations: it counts towards the plan, but has not passed.
+        self.kskipped = []
         self.modules = []
         self.nested = []
         self.quoted = 0
@@ -187,7 +190,8 @@ class Parser:
             f["kunit_plan"] = SUITE_PLAN.match(line).group(1)
         elif re.match(r"^[ \t]+ok [0-9]+ ", line):
             f["kunit_oks"] += 1
-            self.kpassed.append(fields[2])
+            skipped = re.search(r" # SKIP\b", line)
+            (self.kskipped if skipped else self.kpassed).append(fields[2])
         elif re.match(r"^[ \t]+not ok [0-9]+ ", line):
             f["kunit_notoks"] += 1
             self.kfailed.append(fields[3])
@@ -260,6 +264,7 @@ class Parser:
         for key, values in (("failed", self.failed),
                             ("kunit_failed", self.kfailed),
                             ("kunit_passed", self.kpassed),
+                            ("kunit_skipped", self.kskipped),
                             ("modules", self.modules)):
             f[key] = ",".join(values) if values else "none"
         return f

@@ -115,10 +115,10 @@ def check_guest(j, r):
 
 def check_kunit(j, r):
     """The suite passed every case it planned, built in (kunit=1) or as a
-    module the guest loaded (kunit=m), and ran every case of the job's
-    kunit_cases (the planner's, from the kernel's series). A job written
-    before jobs carried kunit_cases is judged by the suite's own KTAP:
-    its plan and its results."""
+    module the guest loaded (kunit=m), skipped none, and ran every case
+    of the job's kunit_cases (the planner's, from the kernel's series).
+    A job written before jobs carried kunit_cases is judged by the
+    suite's own KTAP: its plan and its results."""
     suite = "KUnit suite pid_max: "
     if j["kunit"] == "0":
         return Check("kunit", "skip",
@@ -133,6 +133,10 @@ def check_kunit(j, r):
     if get(r, "kunit_oks", "0") != get(r, "kunit_plan"):
         return Check("kunit", "fail", f"{suite}{get(r, 'kunit_oks', '0')} "
                      f"results for a plan of {get(r, 'kunit_plan')}")
+    # The suite skips nothing by design: a skipped case checked nothing.
+    if get(r, "kunit_skipped") != "none":
+        return Check("kunit", "fail", f"{suite}skipped cases: "
+                     f"{get(r, 'kunit_skipped')}")
     passed = get(r, "kunit_passed", "").split(",")
     cases = [c for c in j.get("kunit_cases", "").split(",") if c]
     missing = [c for c in cases if c not in passed]

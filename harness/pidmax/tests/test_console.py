@@ -86,8 +86,8 @@ class ConsoleTest(unittest.TestCase):
         _, r, nested = parse_text(text)
         self.assertEqual((r["kunit"], r["kunit_plan"], r["kunit_oks"],
                           r["kunit_notoks"], r["kunit_failed"],
-                          r["kunit_passed"]),
-                         ("notok", "3", "2", "1", "b", "a,c"))
+                          r["kunit_passed"], r["kunit_skipped"]),
+                         ("notok", "3", "2", "1", "b", "a", "c"))
         self.assertEqual(len([n for n in nested if n.startswith("kunit")]), 4)
 
     def test_kunit_suite_of_a_module(self):

@@ -220,6 +220,17 @@ class KunitModuleTest(unittest.TestCase):
         v = judge.judge(module_job(kunit_cases="pid_max_old"), r)
         self.assertEqual(v.verdict, "pass")
 
+    def test_a_case_skipped(self):
+        # "ok 3 NAME # SKIP WHY" counts towards the plan but checked
+        # nothing: the boot fails, with today's list or the suite's own.
+        r = self.edited((r"^(    ok 3 pid_max_limit\S*)", r"\1 # SKIP no"))
+        v = judge.judge(module_job(), r)
+        self.assertEqual(self.kunit_check(v).reason, "KUnit suite pid_max: "
+                         "skipped cases: pid_max_limit_at_4096_cpu_ids")
+        old = module_job()
+        del old["kunit_cases"]
+        self.assertEqual(failed(judge.judge(old, r)), ["kunit"])
+
     def test_a_case_failing(self):
         r = self.edited((r"^    ok 3 pid_max_limit", "    not ok 3 pid_max_limit"),
                         (r"^ok 1 pid_max\r$", "not ok 1 pid_max\r"))

@@ -329,7 +329,7 @@ def plan(o, where=tables.HOME):
     cfg = Config(o.config)
     arch = tables.arches(where)[cfg.arch(where)]
     lists = read_lists(o, arch)
-    accel = o.accel if arch.name == os.uname().machine else "tcg"
+    accel = o.accel if arch.is_host() else "tcg"
     label = o.label or os.path.basename(o.kernel)
     m = Maker(o.kernel, o.config, cfg.initrd(o.initrd), label, accel,
               o.series, cfg=cfg, where=where)

@@ -97,7 +97,7 @@ def choose_accel(o, kernels, initrd):
     """auto: KVM when a probe boot on the first kernel passes. Nothing
     built (the tree's suite unreachable): nothing to probe with; KVM runs
     the host's own architecture only."""
-    if not kernels or o.arch != os.uname().machine:
+    if not kernels or not tables.arches(o.settings.tables)[o.arch].is_host():
         return "tcg"
     if o.accel != "auto":
         return o.accel

@@ -69,7 +69,13 @@ class Arch:
     debian: str
     maxcpus: int
     packages: tuple
+    uname: str
     append: str
+
+    def is_host(self):
+        """Whether this machine is of the architecture (KVM runs only
+        its own)."""
+        return os.uname().machine == self.uname
 
 
 def _dash(word):
@@ -81,12 +87,12 @@ def arches(where=HOME):
     path = where.arches
     out = {}
     for n, w in rows(path):
-        if len(w) < 13:
-            raise ValueError(f"{path}:{n}: want 13 columns, not {len(w)}")
+        if len(w) < 14:
+            raise ValueError(f"{path}:{n}: want 14 columns, not {len(w)}")
         out[w[0]] = Arch(w[0], w[1], w[2], _dash(w[3]), w[4], w[5], w[6],
                          w[7], w[8], w[9], int(w[10]),
                          tuple(p for p in _dash(w[11]).split(",") if p),
-                         _dash(" ".join(w[12:])))
+                         w[12], _dash(" ".join(w[13:])))
     return out
 
 

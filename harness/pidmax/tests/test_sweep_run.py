@@ -12,7 +12,7 @@ import signal
 import unittest
 from unittest import mock
 
-from pidmax import accel, stops, sweep
+from pidmax import accel, stops, sweep, tables
 from pidmax import sweep_kernels as sk
 from pidmax.joblist import fields
 from pidmax.settings import Settings
@@ -204,11 +204,15 @@ class SweepHelpTest(unittest.TestCase):
         self.assertTrue(err.closed)
 
     def test_another_architecture_is_tcg(self):
-        o = mock.Mock(arch="elsewhere", accel="kvm")
-        self.assertEqual(sweep.choose_accel(o, ["k"], "/i"), "tcg")
-        o.arch = os.uname().machine
-        self.assertEqual(sweep.choose_accel(o, [], "/i"), "tcg")
-        self.assertEqual(sweep.choose_accel(o, ["k"], "/i"), "kvm")
+        # KVM runs the host's own architecture alone: arm64's guests on
+        # an aarch64 host (uname's name for it), x86-64's on x86_64.
+        o = mock.Mock(arch="x86_64", accel="kvm")
+        o.settings.tables = tables.HOME
+        with mock.patch("os.uname", return_value=mock.Mock(machine="aarch64")):
+            self.assertEqual(sweep.choose_accel(o, ["k"], "/i"), "tcg")
+            o.arch = "arm64"
+            self.assertEqual(sweep.choose_accel(o, [], "/i"), "tcg")
+            self.assertEqual(sweep.choose_accel(o, ["k"], "/i"), "kvm")
 
 
 if __name__ == "__main__":

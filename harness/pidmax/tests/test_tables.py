@@ -17,6 +17,9 @@ class TablesTest(unittest.TestCase):
         self.assertEqual(a["arm64"].firmware, "dt")
         self.assertEqual(a["x86_64"].append, "lpj=10000000 tsc=reliable")
         self.assertEqual(a["arm64"].packages[0], "qemu-system-arm")
+        self.assertEqual((a["arm64"].uname, a["x86_64"].uname),
+                         ("aarch64", "x86_64"))
+        self.assertEqual(a["arm64"].append, "")
 
     def test_kernels_and_machines_name_known_arches(self):
         a = tables.arches()
@@ -54,7 +57,7 @@ class TablesTest(unittest.TestCase):
                     ("kernels", "9.9 x86_64 full full external online\n"),
                     ("machines", "pc x86_64 -M odd\n"),
                     ("arches", "x86_64 X86_64 x86_64 - arch/x86/boot/bzImage"
-                     " qemu-system-x86_64 ttyS0 pc acpi amd64 255 - -\n"),
+                     " qemu-system-x86_64 ttyS0 pc acpi amd64 255 - x86_64 -\n"),
                     (os.path.join("config", "kunit-pid_max.cases"),
                      "# the cases\none\ntwo\n")):
                 with open(os.path.join(d, name), "w") as f:

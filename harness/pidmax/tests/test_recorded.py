@@ -9,6 +9,7 @@ their expected values worked out here from the formula; and the
 runner's rule that a boot with 16 or more online CPUs runs alone.
 
 Each row runs in a subTest of its own, so a failure names its row."""
+import dataclasses
 import functools
 import os
 import re
@@ -16,9 +17,8 @@ import shutil
 import tempfile
 import unittest
 from typing import NamedTuple
-from unittest import mock
 
-from pidmax import console, judge, plan, runner
+from pidmax import console, judge, plan, runner, tables
 from pidmax.formula import expected
 from pidmax.joblist import fields
 from pidmax.tables import HARNESS
@@ -646,10 +646,10 @@ TIERS = ("hotplug", "online", "possible", "wide-online", "wide-hotplug",
 
 def planned_job(d, row):
     """The job named ROW.name of the planner's jobs for ROW, with today's
-    KUnit cases (whatever list the tests' environment names); there must
-    be one."""
-    with mock.patch.dict(os.environ, {"PIDMAX_KUNIT_CASES": CASES["v2"]}):
-        lines = plan.plan(options(write_config(d, row.config), **row.opts))
+    KUnit cases (the list CASES["v2"] names); there must be one."""
+    where = dataclasses.replace(tables.HOME, kunit_cases=CASES["v2"])
+    lines = plan.plan(options(write_config(d, row.config), **row.opts),
+                      where)
     jobs = [j for j in map(fields, lines) if j["name"] == row.name]
     if len(jobs) != 1:
         raise AssertionError(f"{len(jobs)} jobs named {row.name}")

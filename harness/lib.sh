@@ -177,7 +177,7 @@ debian_mirror() {
 }
 
 # clean_results DIR: remove every file a sweep writes into DIR, and any
-# half-written temporary one (the list is harness/pidmax/sweep.py's).
+# half-written temporary one (the list is harness/pidmax/results_dir.py's).
 clean_results() {
 	"$HARNESS_LIB_DIR/pidmax.sh" clean "$1"
 }

@@ -452,10 +452,10 @@ def cmd_default(args):
 
 
 def cmd_clean(args):
-    from . import results_dir, sweep
+    from . import results_dir
     d = results_dir.claim(args.dir, "DIR")
     with results_dir.lock(d):
-        sweep.clean_results(d)
+        results_dir.clean(d)
     return 0
 
 

@@ -189,8 +189,7 @@ def join(out, dirs, prog):
     """Write the merge of the shards DIRS into OUT, a results folder whose
     lock this process holds: its files, its report, its pictures and its
     PID budget; the Boots reported."""
-    from .sweep import clean_results
-    clean_results(out)
+    results_dir.clean(out)
     os.makedirs(os.path.join(out, "boots"))
     for d in dirs:
         copy_boots(os.path.join(d, "boots"), os.path.join(out, "boots"))

@@ -17,6 +17,7 @@ import contextlib
 import errno
 import fcntl
 import os
+import shutil
 import tempfile
 
 MARKER = ".pidmax-results"
@@ -24,6 +25,13 @@ LOCK_NAME = ".pidmax-lock"
 LOCKED_ENV = "PIDMAX_LOCKED"
 # What every results folder the harness wrote before the marker holds.
 OLD_FOLDER = ("jobs", "plan", "boots")
+# Every file a sweep writes into its results folder: a new run removes
+# all of them (and any half-written NAME.tmp) before it boots anything.
+RESULT_FILES = ("jobs", "plan", "kernels", "shard", "boots", "results.ktap",
+                "results.csv", "results.xml", "checks.csv", "variants.csv",
+                "pid_max.svg", "pid_max.png", "pid_budget.csv",
+                "pid_budget.txt", "pid_budget.svg", "pid_budget.png",
+                "baseline", "compare.csv")
 
 
 class NotResults(ValueError):
@@ -134,3 +142,14 @@ def lock(path):
                 os.environ[LOCKED_ENV] = before
     finally:
         os.close(fd)
+
+
+def clean(out):
+    """Remove every file a sweep writes into the results folder OUT, and
+    nothing else."""
+    for name in RESULT_FILES:
+        for path in (os.path.join(out, name), os.path.join(out, name + ".tmp")):
+            if os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path)
+            elif os.path.lexists(path):
+                os.remove(path)

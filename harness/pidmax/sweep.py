@@ -31,27 +31,10 @@ from .settings import Settings
 from .sweep_kernels import Fail, script
 
 REPO = os.path.dirname(tables.HARNESS)
-# Every file a sweep writes into its results folder: a new run removes
-# all of them (and any half-written NAME.tmp) before it boots anything.
-RESULT_FILES = ("jobs", "plan", "kernels", "shard", "boots", "results.ktap",
-                "results.csv", "results.xml", "checks.csv", "variants.csv",
-                "pid_max.svg", "pid_max.png", "pid_budget.csv",
-                "pid_budget.txt", "pid_budget.svg", "pid_budget.png",
-                "baseline", "compare.csv")
 
 
 def info(prog, text):
     print(f"{prog}: {text}", file=sys.stderr, flush=True)
-
-
-def clean_results(out):
-    """Remove every file a sweep writes into OUT."""
-    for name in RESULT_FILES:
-        for path in (os.path.join(out, name), os.path.join(out, name + ".tmp")):
-            if os.path.isdir(path) and not os.path.islink(path):
-                shutil.rmtree(path)
-            elif os.path.lexists(path):
-                os.remove(path)
 
 
 def prepare(o):
@@ -205,7 +188,7 @@ def results_folder(o, kernels, lines):
     kernels. DIR/jobs is the shard's, or the whole list."""
     os.makedirs(o.out, exist_ok=True)
     o.out = os.path.realpath(o.out)
-    clean_results(o.out)
+    results_dir.clean(o.out)
     joblist.write_lines(os.path.join(o.out, "plan"), lines)
     joblist.write_lines(os.path.join(o.out, "kernels"),
           [f"{k.label} {sk.kernel_id(k.path)}" for k in kernels])

@@ -24,7 +24,7 @@ class SweepTest(FolderCase):
         for name in ("jobs", "results.csv.tmp", "notes.txt"):
             open(os.path.join(self.dir, name), "w").close()
         os.makedirs(os.path.join(self.dir, "boots", "x"))
-        sweep.clean_results(self.dir)
+        results_dir.clean(self.dir)
         self.assertEqual(os.listdir(self.dir), ["notes.txt"])
 
     def fake_build(self):

@@ -176,12 +176,6 @@ debian_mirror() {
 	return 1
 }
 
-# clean_results DIR: remove every file a sweep writes into DIR, and any
-# half-written temporary one (the list is harness/pidmax/results_dir.py's).
-clean_results() {
-	"$HARNESS_LIB_DIR/pidmax.sh" clean "$1"
-}
-
 # --- the tables ------------------------------------------------------
 # harness/trees (where each tree's source comes from, its series),
 # kernels (each tree's kernels and the tiers each boots), machines and

@@ -18,6 +18,7 @@ report    the writers of a results folder (KTAP, CSV, JUnit, variants)
 shard     the shard split of a job list
 baseline  the job list again on the stock kernels
 compare   the baseline's values beside the patched ones
+baseline_run  the baseline of a finished sweep: booted, reported, compared
 budget    the PID budget's rows and fit
 accel     the accelerator: KVM only when a probe boot passes
 merge     the shards' results folders joined into one (merge-results.sh)
@@ -30,7 +31,7 @@ settings  what the environment may change ($QEMU, $PIDMAX_FAIL_TAIL,
 a stage, and the one door that reads the environment's settings
 (__main__.settings_of), once, for every verb and the sweep; plan.sh,
 boot-guest.sh, run-jobs.sh, parse-console.sh, judge.sh, report.sh,
-shard.sh, baseline.sh, compare.sh, accel.sh and merge-results.sh are
-its shims. The sweep's front (sweep-smp.sh), the builders and fetchers
+shard.sh, baseline.sh, run-baseline.sh, compare.sh, accel.sh and
+merge-results.sh are its shims. The sweep's front (sweep-smp.sh), the builders and fetchers
 and the guest's init are shell.
 """

@@ -207,10 +207,7 @@ def cmd_merge(args):
 
 def cmd_compare(args):
     from . import compare
-    rows, differ = compare.write(args.dir)
-    print(f"{PROG}: compare.csv: {len(rows)} boots, {len(differ)} where stock "
-          "and patched differ", file=sys.stderr)
-    sys.stdout.write("".join(row + "\n" for row in differ))
+    compare.tell(PROG, args.dir)
     return 0
 
 
@@ -277,6 +274,13 @@ def cmd_baseline(args):
     with open(args.jobs, encoding="latin-1") as f:
         lines = [baseline.stock_job(x, stock) for x in f.read().splitlines()]
     sys.stdout.write("".join(x + "\n" for x in lines))
+    return 0
+
+
+def cmd_run_baseline(args):
+    from . import baseline_run
+    baseline_run.run(args.dir, args.pairs, args.jobs, args.settings,
+                     PROG)
     return 0
 
 
@@ -394,6 +398,18 @@ def verbs_of_a_list(verbs):
               "beside it) as LABEL-stock", cmd_baseline)
     ba.add_argument("jobs", metavar="JOBS")
     ba.add_argument("pairs", nargs="+", metavar="LABEL=KERNEL")
+    rb = verb(verbs, "run-baseline", "boot DIR's jobs again on the stock "
+              "kernels (each job of kernel LABEL on KERNEL) into "
+              "DIR/baseline, report and draw them, and write "
+              "DIR/compare.csv. Exits 0 when stock boots fail, on purpose "
+              "(the sweep's exit status is the patched kernels'); 1 when a "
+              "stage fails; 130, 143 or 129 when INT, TERM or HUP stops "
+              "it. A DIR/baseline that holds other files and is not a "
+              "results folder is refused", cmd_run_baseline)
+    rb.add_argument("--jobs", type=positive, default=2, metavar="N",
+                    help="guests booted at once (default 2)")
+    rb.add_argument("dir", metavar="DIR")
+    rb.add_argument("pairs", nargs="+", metavar="LABEL=KERNEL")
     verb_plan(verbs)
     verb_job(verbs)
     ru = verb(verbs, "run", "boot the jobs of DIR/jobs (plan.sh), --jobs N "

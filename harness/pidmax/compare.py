@@ -12,6 +12,7 @@ guest's probe has none to find). same is yes when both values agree.
 """
 import csv
 import os
+import sys
 
 from .joblist import fields, write_lines
 
@@ -71,3 +72,13 @@ def write(out):
     if len(rows) == 1:
         raise ValueError(f"no boot of {out} has a counterpart in {out}/baseline")
     return rows[1:], [r for r in rows[1:] if r.endswith(",no")]
+
+
+def tell(prog, out):
+    """Write OUT/compare.csv; say on standard error how many boots it
+    holds and how many differ, and print those rows."""
+    rows, differ = write(out)
+    print(f"{prog}: compare.csv: {len(rows)} boots, {len(differ)} where "
+          "stock and patched differ", file=sys.stderr, flush=True)
+    sys.stdout.write("".join(row + "\n" for row in differ))
+    sys.stdout.flush()

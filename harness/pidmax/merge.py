@@ -216,10 +216,7 @@ def join_baselines(out, bases, prog):
         raise Refused(f"the baselines do not merge: {err}") from None
     print(f"{prog}: baseline (stock kernels, not in the exit status): "
           f"{report.summary(stock)}", file=sys.stderr)
-    rows, differ = compare.write(out)
-    print(f"{prog}: compare.csv: {len(rows)} boots, {len(differ)} where "
-          "stock and patched differ", file=sys.stderr)
-    sys.stdout.write("".join(row + "\n" for row in differ))
+    compare.tell(prog, out)
 
 
 def merge(out, dirs, prog):

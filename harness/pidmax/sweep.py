@@ -11,8 +11,9 @@ on a results folder (DIR) and can be run alone:
                   values
   runner          DIR/jobs -> DIR/boots/*.log, each judged as it ends
   report          DIR/jobs + boots -> results.ktap/.csv/.xml, checks.csv
-  plot.sh, budget.sh, run-baseline.sh  the pictures, the PID budget,
-                  the baseline
+  plot.sh, budget.sh  the pictures, the PID budget
+  baseline_run    the baseline: the jobs again on the stock kernels,
+                  DIR/baseline and DIR/compare.csv
 
 It is the front of the verb sweep, not a door: the door (__main__.main)
 reads the environment and hands its settings (settings.py) to main,
@@ -24,8 +25,8 @@ import sys
 import tempfile
 import time
 
-from . import (accel, joblist, plan, report, results_dir, runner, shard,
-               stops, sweep_options, tables)
+from . import (accel, baseline_run, joblist, plan, report, results_dir,
+               runner, shard, stops, sweep_options, tables)
 from . import sweep_kernels as sk
 from .settings import Settings
 from .sweep_kernels import Fail, script
@@ -220,8 +221,7 @@ def boot(o, prog, kernels, lines, stock, start):
     if script("budget.sh", o.out, ok=range(256))[0]:
         info(prog, "warning: no PID budget (see above)")
     if stock:
-        script("run-baseline.sh", "--jobs", str(o.jobs), o.out, *stock,
-               capture=False)
+        baseline_run.run(o.out, stock, o.jobs, o.settings)
     took, booting = time.monotonic() - start, time.monotonic() - booting_from
     info(prog, f"done in {int(took) // 60} min {int(took) % 60} s: "
          f"{int(took - booting)} s building and planning, {int(booting)} s "

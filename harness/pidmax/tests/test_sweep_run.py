@@ -14,6 +14,7 @@ from unittest import mock
 
 from pidmax import accel, stops, sweep, tables
 from pidmax import sweep_kernels as sk
+from pidmax.formula import expected
 from pidmax.joblist import fields
 from pidmax.settings import Settings
 from pidmax.tests.helpers import FolderCase
@@ -159,11 +160,27 @@ class SweepRunTest(FolderCase):
             ("build-kernel.sh", "--stock", "--arch", "x86_64", self.build,
              "9.9", "full"),
             ("plot.sh", out), ("budget.sh", out),
-            ("run-baseline.sh", "--jobs", "2", out,
-             f"9.9-full={built}-stock/vmlinux")])
+            ("plot.sh", os.path.join(out, "baseline"))])
         job = fields(self.read("r", "jobs"))
         self.assertEqual((job["name"], job["kernel"], job["series"]),
                          ("9.9-full-online-008", built + "/vmlinux", "yes"))
+        # The baseline, in-process: the job on the stock twin, booted,
+        # reported, and compared with the patched boot.
+        job = fields(self.read("r", "baseline", "jobs"))
+        self.assertEqual((job["name"], job["kernel"], job["model"]),
+                         ("9.9-full-stock-online-008",
+                          built + "-stock/vmlinux", "stock"))
+        self.assertIn("run-baseline.sh: booting the baseline: 1 guests on "
+                      "the stock kernels; results in "
+                      f"{out}/baseline\n", err)
+        self.assertIn("run-baseline.sh: baseline (stock kernels, not in the "
+                      "exit status): 1 passed, 0 failed, 0 skipped\n", err)
+        e = expected(8, False, True)
+        self.assertEqual(self.read("r", "compare.csv").splitlines()[1],
+                         f"online-008,full,8,{e.pid_max},{e.minimum},"
+                         f"{e.pid_max},{e.minimum},yes")
+        self.assertEqual(stdout.splitlines()[-1],
+                         "1 passed, 0 failed, 0 skipped")
 
     def test_stages_that_fail(self):
         argv = ["--kernel", self.kernel, "--config", CONFIG_61,

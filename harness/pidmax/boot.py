@@ -86,7 +86,10 @@ def verdict(log, job_line, parser=None):
     tag = "judge=" + judge_id(job_line, joblist.line(r))
     kept = _kept(log + ".verdict", tag)
     if kept:
-        return judge.read_verdict(kept), r, nested
+        try:
+            return judge.read_verdict(kept), r, nested
+        except (KeyError, ValueError):
+            pass  # A verdict file damaged since: judged again.
     v = judge.judge(joblist.fields(job_line), r)
     _keep(log + ".verdict", tag, v.lines())
     return v, r, nested

@@ -8,6 +8,7 @@ one observed field with the job's field of the same name (EXPECT), the
 rest are the few that need more than one field.
 """
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 from .joblist import fields
 
@@ -20,10 +21,27 @@ KUNIT = ("0", "1", "m")
 OBSERVED_AS = {"sysctl_refused": "sysctl_err", "selftests": "selftests_ok"}
 
 
+class Result(StrEnum):
+    """What one check says of a boot."""
+    OK = "ok"
+    FAIL = "fail"
+    SKIP = "skip"
+
+
+class Status(StrEnum):
+    """A boot's verdict: it passed, failed a check, timed out or
+    panicked; a skip is a job that boots nothing (the report's)."""
+    PASS = "pass"
+    FAIL = "fail"
+    TIMEOUT = "timeout"
+    PANIC = "panic"
+    SKIP = "skip"
+
+
 @dataclass
 class Check:
     name: str
-    result: str
+    result: Result
     reason: str = ""
 
     def line(self):
@@ -32,7 +50,7 @@ class Check:
 
 @dataclass
 class Verdict:
-    verdict: str
+    verdict: Status
     reason: str
     checks: list = field(default_factory=list)
 
@@ -52,35 +70,35 @@ def is_num(value):
 
 def expect(name, what, got, want):
     if got == want:
-        return Check(name, "ok")
-    return Check(name, "fail", f"{what} {got}, expected {want}")
+        return Check(name, Result.OK)
+    return Check(name, Result.FAIL, f"{what} {got}, expected {want}")
 
 
 def check_timeout(j, r):
     if get(r, "timed_out", "0") == "1":
         accel = get(j, "accel", "an unknown accelerator")
-        return Check("timeout", "fail", f"TIMEOUT: guest killed after "
+        return Check("timeout", Result.FAIL, f"TIMEOUT: guest killed after "
                      f"{get(r, 'seconds', '?')}s under {accel}")
-    return Check("timeout", "ok")
+    return Check("timeout", Result.OK)
 
 
 def check_panic(j, r):
     if get(r, "panic", "0") == "1":
-        return Check("panic", "fail", "PANIC: the kernel panicked: "
+        return Check("panic", Result.FAIL, "PANIC: the kernel panicked: "
                      + get(r, "panic_msg"))
-    return Check("panic", "ok")
+    return Check("panic", Result.OK)
 
 
 def check_final_marker(j, r):
     if get(r, "begin", "0") != "1":
         said = get(r, "qemu_said", "none")
-        return Check("final_marker", "fail", "the guest's init never "
+        return Check("final_marker", Result.FAIL, "the guest's init never "
                      f"reported (qemu exit {get(r, 'qemu_exit')}"
                      + (f": {said}" if said != "none" else "") + ")")
     if get(r, "end", "0") != "1":
-        return Check("final_marker", "fail", "no final marker: the guest "
+        return Check("final_marker", Result.FAIL, "no final marker: the guest "
                      "stopped before its checks ended")
-    return Check("final_marker", "ok")
+    return Check("final_marker", Result.OK)
 
 
 def guest_results(j, r):
@@ -104,13 +122,13 @@ def guest_results(j, r):
 def check_guest(j, r):
     failed, notoks, oks, _ = guest_results(j, r)
     if notoks != 0:
-        return Check("guest_checks", "fail",
+        return Check("guest_checks", Result.FAIL,
                      f"guest checks failed: {failed or '?'}")
     plan = get(r, "plan")
     if plan == "none" or oks != plan:
-        return Check("guest_checks", "fail",
+        return Check("guest_checks", Result.FAIL,
                      f"{oks} guest results for a plan of {plan}")
-    return Check("guest_checks", "ok")
+    return Check("guest_checks", Result.OK)
 
 
 def check_kunit(j, r):
@@ -121,28 +139,30 @@ def check_kunit(j, r):
     suite's own KTAP: its plan and its results."""
     suite = "KUnit suite pid_max: "
     if j["kunit"] == "0":
-        return Check("kunit", "skip",
+        return Check("kunit", Result.SKIP,
                      "the kernel is built without CONFIG_PID_MAX_KUNIT_TEST")
     if j["kunit"] == "m":
         unloaded = check_kunit_module(r)
         if unloaded:
             return unloaded
     if get(r, "kunit") != "ok" or get(r, "kunit_notoks", "0") != "0":
-        return Check("kunit", "fail", f"{suite}{get(r, 'kunit')}, failed "
+        return Check("kunit", Result.FAIL, f"{suite}{get(r, 'kunit')}, failed "
                      f"cases: {get(r, 'kunit_failed')}")
     if get(r, "kunit_oks", "0") != get(r, "kunit_plan"):
-        return Check("kunit", "fail", f"{suite}{get(r, 'kunit_oks', '0')} "
-                     f"results for a plan of {get(r, 'kunit_plan')}")
+        return Check("kunit", Result.FAIL,
+                     f"{suite}{get(r, 'kunit_oks', '0')} results for a plan "
+                     f"of {get(r, 'kunit_plan')}")
     # The suite skips nothing by design: a skipped case checked nothing.
     if get(r, "kunit_skipped") != "none":
-        return Check("kunit", "fail", f"{suite}skipped cases: "
+        return Check("kunit", Result.FAIL, f"{suite}skipped cases: "
                      f"{get(r, 'kunit_skipped')}")
     passed = get(r, "kunit_passed", "").split(",")
     cases = [c for c in j.get("kunit_cases", "").split(",") if c]
     missing = [c for c in cases if c not in passed]
     if missing:
-        return Check("kunit", "fail", f"{suite}case {missing[0]} is missing")
-    return Check("kunit", "ok")
+        return Check("kunit", Result.FAIL,
+                     f"{suite}case {missing[0]} is missing")
+    return Check("kunit", Result.OK)
 
 
 def check_kunit_module(r):
@@ -151,25 +171,25 @@ def check_kunit_module(r):
     suite = "KUnit suite pid_max: "
     failed = get(r, "insmod_failed")
     if failed != "none":
-        return Check("kunit", "fail", f"{suite}a module did not load: "
+        return Check("kunit", Result.FAIL, f"{suite}a module did not load: "
                      f"{failed}")
     if get(r, "modules") == "none":
         # As a suite that never ran: "none," (mutants.sh tells them so).
-        return Check("kunit", "fail", f"{suite}none, no module loaded: the "
-                     "kernel builds the suite as a module, and the guest "
-                     "loaded none")
+        return Check("kunit", Result.FAIL,
+                     f"{suite}none, no module loaded: the kernel builds the "
+                     "suite as a module, and the guest loaded none")
     return None
 
 
 def check_log_scan(j, r):
     if get(r, "stall", "0") == "1":
         accel = get(j, "accel", "an unknown accelerator")
-        return Check("log_scan", "fail", "RCU STALL: the console shows an "
-                     f"RCU CPU stall warning (under {accel})")
+        return Check("log_scan", Result.FAIL, "RCU STALL: the console "
+                     f"shows an RCU CPU stall warning (under {accel})")
     if get(r, "oops", "0") == "1":
-        return Check("log_scan", "fail",
+        return Check("log_scan", Result.FAIL,
                      "the console shows an oops, BUG or WARNING")
-    return Check("log_scan", "ok")
+    return Check("log_scan", Result.OK)
 
 
 def check_online(j, r):
@@ -182,7 +202,7 @@ def check_online(j, r):
             # one up never came. When more came up than the job wants
             # (a maxcpus= lost, say), no CPU is missing.
             why += f", CPUs {up}-{int(j['online']) - 1} never came up"
-        return Check("online_cpus", "fail", why)
+        return Check("online_cpus", Result.FAIL, why)
     return expect("online_cpus", "online CPUs", online, j["online"])
 
 
@@ -198,7 +218,7 @@ def check_pid_max_min(j, r):
             int(lmin) > int(ldef):
         # Stock 6.1 with BASE_SMALL and more than 4096 CPU ids: the
         # sysctl's range is empty, so the guest's probe finds nothing.
-        return Check("pid_max_min", "fail", f"pid_max_min none, expected "
+        return Check("pid_max_min", Result.FAIL, f"pid_max_min none, expected "
                      f"{j['pid_max_min']}: no value is writable, the boot "
                      f"line's minimum {lmin} lies above pid_max {ldef}")
     return expect("pid_max_min", "pid_max_min", got, j["pid_max_min"])
@@ -213,9 +233,9 @@ def check_boot_line(j, r):
 def check_sysctl(j, r):
     refused = j["sysctl_refused"]
     if get(r, OBSERVED_AS["sysctl_refused"], "0") == refused:
-        return Check("sysctl_setting", "ok")
+        return Check("sysctl_setting", Result.OK)
     did = "did not refuse" if refused == "1" else "refused"
-    return Check("sysctl_setting", "fail",
+    return Check("sysctl_setting", Result.FAIL,
                  f"the kernel {did} the sysctl.kernel.pid_max= setting")
 
 
@@ -230,15 +250,15 @@ def check_pidns(j, r):
                    ("child", "written", "top", "parent"))
     want = f"{j.get('pidns_child', '')} {w} {w - 1} {j.get('pidns_parent', '')}"
     if got != want:
-        return Check("pid_namespace", "fail", f"child pid namespace "
+        return Check("pid_namespace", Result.FAIL, f"child pid namespace "
                      f"({get(j, 'pidns_scope', '?')} pid_max): child/written/"
                      f"first PID/parent {got}, expected {want}")
     nxt = get(r, "pidns_next")
     if not is_num(nxt) or int(nxt) >= w - 1:
-        return Check("pid_namespace", "fail", "child pid namespace: the "
+        return Check("pid_namespace", Result.FAIL, "child pid namespace: the "
                      f"fork after PID {w - 1} got {nxt}, expected a wrap "
                      "below it")
-    return Check("pid_namespace", "ok")
+    return Check("pid_namespace", Result.OK)
 
 
 def check_selftests(j, r):
@@ -251,8 +271,8 @@ def check_selftests(j, r):
     if j.get("selftests_judged") == "no":
         recorded = guest_results(j, r)[3]
         failed = f", failed: {recorded}" if recorded else ""
-        return Check("selftests", "skip", f"recorded, not judged: {passed} "
-                     f"of {want} passed{failed}")
+        return Check("selftests", Result.SKIP, "recorded, not judged: "
+                     f"{passed} of {want} passed{failed}")
     return expect("selftests", "kernel selftests passed:", passed, want)
 
 
@@ -282,19 +302,20 @@ def judge(j, r):
         raise ValueError(f"the job's kunit is {j['kunit']}, not one of "
                          f"{', '.join(KUNIT)}")
     checks = [c for c in (check(j, r) for check in CHECKS) if c]
-    reasons = [c.reason or c.name for c in checks if c.result == "fail"]
-    verdict = "fail" if reasons else "pass"
+    reasons = [c.reason or c.name for c in checks if c.result == Result.FAIL]
+    verdict = Status.FAIL if reasons else Status.PASS
     if get(r, "timed_out", "0") == "1":
-        verdict = "timeout"
+        verdict = Status.TIMEOUT
     elif get(r, "panic", "0") == "1":
-        verdict = "panic"
+        verdict = Status.PANIC
     return Verdict(verdict, "; ".join(reasons), checks)
 
 
 
 def read_verdict(lines):
-    """The Verdict of the judge's LINES (Verdict.lines)."""
+    """The Verdict of the judge's LINES (Verdict.lines); a ValueError
+    when a status or a result is none the judge writes."""
     head = fields(lines[0])
-    checks = [Check(c["check"], c["result"], c.get("reason", ""))
+    checks = [Check(c["check"], Result(c["result"]), c.get("reason", ""))
               for c in map(fields, lines[1:])]
-    return Verdict(head["verdict"], head.get("reason", ""), checks)
+    return Verdict(Status(head["verdict"]), head.get("reason", ""), checks)

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from xml.sax.saxutils import escape
 
 from . import boot, console, joblist
+from .judge import Result, Status
 
 RESULTS_HEAD = ("cpus,online,pid_max,expected,pid_max_min,expected_min,"
                 "seconds,verdict,boot,tier,variant,line_min")
@@ -45,7 +46,7 @@ class Boot:
     """One job of the folder and what became of it."""
     n: int
     job: dict
-    verdict: str
+    verdict: Status
     reason: str = ""
     checks: list = field(default_factory=list)
     record: dict = field(default_factory=dict)
@@ -78,10 +79,10 @@ def load_one(out, n, line, parser):
     except ValueError as err:
         raise ValueError(f"{out}/jobs line {n}: {err}") from None
     if j.get("skip"):
-        return Boot(n, j, "skip", j["skip"])
+        return Boot(n, j, Status.SKIP, j["skip"])
     log = os.path.join(out, "boots", j["name"] + ".log")
     if not os.path.exists(log):
-        return Boot(n, j, "fail", NOT_RUN)
+        return Boot(n, j, Status.FAIL, NOT_RUN)
     v, r, nested = boot.verdict(log, line, parser)
     return Boot(n, j, v.verdict, v.reason, v.checks, r, nested)
 
@@ -106,26 +107,26 @@ def boot_ktap(b):
     """The KTAP lines of boot B: its subtest with a subtest per check."""
     sec = sections(b)
     out = ["    KTAP version 1", f"    # Subtest: {b.name}"]
-    if b.verdict != "pass":
+    if b.verdict != Status.PASS:
         out += sec["console"]
     out.append(f"    1..{len(b.checks)}")
     for n, c in enumerate(b.checks, 1):
-        if c.name in ("guest_checks", "kunit") and c.result != "skip" \
+        if c.name in ("guest_checks", "kunit") and c.result != Result.SKIP \
                 and sec[c.name]:
             out += ["        KTAP version 1", f"        # Subtest: {c.name}"]
             out += sec[c.name]
-        out.append({"ok": f"    ok {n} {c.name}",
-                    "skip": f"    ok {n} {c.name} # SKIP {c.reason}"}.get(
+        out.append({Result.OK: f"    ok {n} {c.name}",
+                    Result.SKIP: f"    ok {n} {c.name} # SKIP {c.reason}"}.get(
             c.result, f"    not ok {n} {c.name} # {c.reason}"))
     return out + [result_line(b)]
 
 
 def result_line(b):
-    if b.verdict in ("pass", "skip"):
-        skip = f" # SKIP {b.reason}" if b.verdict == "skip" else ""
+    if b.verdict in (Status.PASS, Status.SKIP):
+        skip = f" # SKIP {b.reason}" if b.verdict == Status.SKIP else ""
         return f"ok {b.n} {b.name}{skip}"
     reason = b.reason
-    if b.verdict == "timeout":
+    if b.verdict == Status.TIMEOUT:
         reason = "TIMEOUT " + reason.removeprefix("TIMEOUT: ")
     return f"not ok {b.n} {b.name} # {reason}"
 
@@ -141,7 +142,7 @@ def ktap(boots):
 def totals(boots):
     """(passed, failed, skipped) of BOOTS."""
     verdicts = [b.verdict for b in boots]
-    passed, skipped = verdicts.count("pass"), verdicts.count("skip")
+    passed, skipped = verdicts.count(Status.PASS), verdicts.count(Status.SKIP)
     return passed, len(boots) - passed - skipped, skipped
 
 
@@ -155,9 +156,9 @@ def failures(boots):
     (none for a boot never run) and the reason."""
     out = []
     for b in boots:
-        if b.verdict in ("pass", "skip"):
+        if b.verdict in (Status.PASS, Status.SKIP):
             continue
-        failed = ", ".join(c.name for c in b.checks if c.result == "fail")
+        failed = ", ".join(c.name for c in b.checks if c.result == Result.FAIL)
         out.append(f"{b.name}{f' ({failed})' if failed else ''}: "
                    f"{b.reason or b.verdict}")
     return out
@@ -222,9 +223,9 @@ def junit_case(b):
     why = attr(b.reason)
     out = [f'   <testcase classname="pid_max.{attr(b.job["tier"])}" '
            f'name="{attr(b.name)}" time="{b.seconds()}">']
-    if b.verdict == "skip":
+    if b.verdict == Status.SKIP:
         out.append(f'     <skipped message="{why}"/>')
-    elif b.verdict != "pass":
+    elif b.verdict != Status.PASS:
         out.append(f'     <failure type="{b.verdict}" message="{why}">'
                    f'console log: boots/{attr(b.name)}.log</failure>')
     return out + ["   </testcase>"]

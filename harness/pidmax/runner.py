@@ -20,6 +20,7 @@ import threading
 import time
 
 from . import boot, guest, judge, joblist
+from .judge import Result, Status
 from .settings import Settings
 from .stops import Stop, ignoring, stopping
 
@@ -158,17 +159,17 @@ class Runner:
         print its line."""
         line, j = self.todo[i]
         v, r, _ = boot.verdict(self.log(i), line)
-        failed = ",".join(c.name for c in v.checks if c.result == "fail")
+        failed = ",".join(c.name for c in v.checks if c.result == Result.FAIL)
         self.done += 1
         self.done_weight += self.weights[i]
         self.left -= self.weights[i]
-        self.failed += v.verdict != "pass"
+        self.failed += v.verdict != Status.PASS
         if self.progress:
             sys.stderr.write("\r\033[K")
         print(f"[{self.done}/{len(self.todo)}] {j['name']:<28} "
               f"{v.verdict:<7} pid_max={r.get('pid_max', 'none')}"
               + (f" (failed: {failed})" if failed else ""), flush=True)
-        if v.verdict != "pass" and self.tail > 0:
+        if v.verdict != Status.PASS and self.tail > 0:
             print("\n".join(console_tail(self.log(i), self.tail)), flush=True)
         if self.progress:
             spent = int(time.time()) - int(self.start)

@@ -5,7 +5,7 @@ import shutil
 import tempfile
 import unittest
 
-from pidmax import console, judge, tables
+from pidmax import boot, console, joblist, judge, tables
 from pidmax.formula import expected
 from pidmax.joblist import fields
 
@@ -98,6 +98,31 @@ class JudgeTest(unittest.TestCase):
     def test_lines_read_back(self):
         v = judge.judge(job(254), record("hotplug-255.log"))
         self.assertEqual(judge.read_verdict(v.lines()), v)
+        self.assertIs(judge.read_verdict(v.lines()).verdict,
+                      judge.Status.FAIL)
+        self.assertIs(judge.read_verdict(v.lines()).checks[0].result,
+                      judge.Result.OK)
+
+    def test_unknown_status_or_result_refused(self):
+        with self.assertRaisesRegex(ValueError, "'won' is not a valid"):
+            judge.read_verdict(["verdict=won\treason="])
+        with self.assertRaisesRegex(ValueError, "'fine' is not a valid"):
+            judge.read_verdict(["verdict=pass\treason=",
+                                "check=panic\tresult=fine\treason="])
+
+    def test_a_damaged_verdict_is_judged_again(self):
+        with tempfile.TemporaryDirectory() as d:
+            log = os.path.join(d, "hotplug-255.log")
+            for name in ("hotplug-255.log", "hotplug-255.log.meta"):
+                shutil.copy(os.path.join(FIX, name), d)
+            line = joblist.line(list(job(255).items()))
+            self.assertEqual(boot.verdict(log, line)[0].verdict, "pass")
+            with open(log + ".verdict", encoding="latin-1") as f:
+                kept = f.read()
+            with open(log + ".verdict", "w", encoding="latin-1") as f:
+                f.write(kept.replace("verdict=pass", "verdict=won"))
+            self.assertIs(boot.verdict(log, line)[0].verdict,
+                          judge.Status.PASS)
 
 
 # A boot of 6.1's small-maxsmp-wide-kmod (BASE_SMALL, 33 possible CPUs,

@@ -236,7 +236,7 @@ def cmd_boot(args):
 def cmd_plan(args):
     from . import plan
     try:
-        lines = plan.plan(args, args.settings.tables)
+        lines = plan.plan(plan.Options.of(args), args.settings.tables)
     except plan.UsageError as err:
         print(f"{PROG}: {err}\nTry '{PROG} --help'.", file=sys.stderr)
         return 2
@@ -333,26 +333,31 @@ class RawUsage(argparse.RawDescriptionHelpFormatter, Usage):
 
 
 def verb_plan(verbs):
-    from .plan import DEFAULT_ONLINE, HELP
+    """The verb plan's parser: its defaults are plan.Options's, which
+    its command line becomes (plan.Options.of)."""
+    from .plan import HELP, Options
+    d = Options()
     p = verbs.add_parser("plan", help="the job list of one kernel",
                          description=HELP, formatter_class=RawUsage,
                          prog=SHIM)
-    p.set_defaults(run=cmd_plan, cpus_given=False)
+    p.set_defaults(run=cmd_plan, cpus_given=d.cpus_given)
     for name in ("kernel", "config", "initrd"):
         p.add_argument("--" + name, required=True, metavar="FILE")
-    p.add_argument("--label", default="")
-    p.add_argument("--accel", choices=("tcg", "kvm"), default="tcg")
-    p.add_argument("--cpus", action=Given, default="all", metavar="LIST")
-    for name, default in (("online", DEFAULT_ONLINE),
-                          ("possible", ""), ("wide-online", ""),
-                          ("wide-hotplug", ""), ("holes", "")):
-        p.add_argument("--" + name, default=default, metavar="LIST")
+    p.add_argument("--label", default=d.label)
+    p.add_argument("--accel", choices=("tcg", "kvm"), default=d.accel)
+    p.add_argument("--cpus", action=Given, default=d.cpus, metavar="LIST")
+    for name in ("online", "possible", "wide-online", "wide-hotplug",
+                 "holes"):
+        p.add_argument("--" + name, default=getattr(d, name.replace("-", "_")),
+                       metavar="LIST")
     p.add_argument("--scenarios", choices=("yes", "no", "selftests"),
-                   default="yes")
-    p.add_argument("--series", choices=("yes", "auto", "no"), default="yes")
-    p.add_argument("--wide-qemu", default="", metavar="FILE")
+                   default=d.scenarios)
+    p.add_argument("--series", choices=("yes", "auto", "no"),
+                   default=d.series)
+    p.add_argument("--wide-qemu", default=d.wide_qemu, metavar="FILE")
     for name in ("selftests", "selftests-unchanged"):
-        p.add_argument("--" + name, default="", metavar='"CPIO N"')
+        p.add_argument("--" + name, default=getattr(d, name.replace("-", "_")),
+                       metavar='"CPIO N"')
 
 
 class Given(argparse.Action):

@@ -1,6 +1,7 @@
 """The planner: the job list of one kernel, a generator a tier. What a
 tier cannot run on this kernel and accelerator is one job with a skip
 field and the reason (the help of plan.sh says each tier's boots)."""
+import dataclasses
 import os
 import re
 
@@ -76,6 +77,41 @@ DEFAULT_ONLINE = "1,2,4,8,16,32,33,64,96,128,192,255"
 MAX_NR_CPUS = 8192
 MAX_Q35_CPUS = 4096
 MIN_WIDE_HOTPLUG = 257
+
+
+@dataclasses.dataclass(frozen=True)
+class Options:
+    """The options of one kernel's plan, in the one shape the verb plan
+    (plan.sh: its defaults are these), the sweep (one a kernel) and the
+    tests build: the kernel, its .config and the guests' initramfs;
+    each tier's list ("" plans none of it; cpus_given says the hotplug
+    list was asked for, so a tier that cannot run is an error, not a
+    skip); --scenarios yes, no or selftests; --series; QEMU 10 for the
+    wide tiers and the selftests' "CPIO N" (HELP says each)."""
+    kernel: str = ""
+    config: str = ""
+    initrd: str = ""
+    label: str = ""
+    accel: str = "tcg"
+    cpus: str = "all"
+    cpus_given: bool = False
+    online: str = DEFAULT_ONLINE
+    possible: str = ""
+    wide_online: str = ""
+    wide_hotplug: str = ""
+    holes: str = ""
+    scenarios: str = "yes"
+    series: str = "yes"
+    wide_qemu: str = ""
+    selftests: str = ""
+    selftests_unchanged: str = ""
+
+    @classmethod
+    def of(cls, namespace):
+        """The options of the verb plan's parsed command line NAMESPACE,
+        which names every field."""
+        return cls(**{f.name: getattr(namespace, f.name)
+                      for f in dataclasses.fields(cls)})
 
 
 def short(text, most=40):
@@ -324,8 +360,8 @@ class UsageError(ValueError):
 
 
 def plan(o, where=tables.HOME):
-    """The job lines of the options O (the verb plan's), on the tables
-    WHERE (tables.Tables)."""
+    """The job lines of the options O (Options), on the tables WHERE
+    (tables.Tables)."""
     cfg = Config(o.config)
     arch = tables.arches(where)[cfg.arch(where)]
     lists = read_lists(o, arch)

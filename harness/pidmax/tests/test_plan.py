@@ -1,6 +1,5 @@
 """The planner: CPU lists, the .config's facts, the job writer and the
 tiers, on the recorded .configs of tests/fixtures."""
-import argparse
 import os
 import tempfile
 import unittest
@@ -22,7 +21,7 @@ def options(config, **more):
              series="yes", wide_qemu="", selftests="",
              selftests_unchanged="")
     o.update(more)
-    return argparse.Namespace(**o)
+    return plan.Options(**o)
 
 
 def arm64_config(d):

@@ -17,8 +17,11 @@ on a results folder (DIR) and can be run alone:
 
 It is the front of the verb sweep, not a door: the door (__main__.main)
 reads the environment and hands its settings (settings.py) to main,
-which keeps them as the options' o.settings for every stage.
+which reads the command line with them into one frozen request
+(sweep_options.Request, O) for every stage; a stage that settles an
+option hands on a changed copy (dataclasses.replace).
 """
+import dataclasses
 import os
 import shutil
 import sys
@@ -40,29 +43,28 @@ def info(prog, text):
 
 def prepare(o):
     """The packages, the initramfs (first: a kernel may carry it inside),
-    the kernels, and what their plans are given beside them: (kernels,
-    unbuilt, given)."""
-    if o.list:
-        # Where the initramfs goes; nothing installed or built.
-        o.build = os.path.realpath(o.build)
-        initrd = script("build-initramfs.sh", "--where", "--arch", o.arch,
-                        o.build)[1]
-    else:
-        initrd = ready(o)
+    the kernels, and what their plans are given beside them: (O with the
+    build folder's real path, kernels, unbuilt, given)."""
+    if not o.list:
+        ready(o)
+    o = dataclasses.replace(o, build=os.path.realpath(o.build))
+    # A list asks where the initramfs goes; nothing installed or built.
+    where = ["--where"] if o.list else []
+    initrd = script("build-initramfs.sh", *where, "--arch", o.arch,
+                    o.build)[1]
     kernels, unbuilt, series = sk.sweep_kernels(o, o.want)
     given = dict(initrd=initrd, series=series,
                  wide_qemu=sk.wide_qemu(o, kernels),
                  selftests=sk.selftests(o, kernels, o.want),
                  selftests_unchanged=sk.unchanged_selftests(o, kernels,
                                                             o.want))
-    return kernels, unbuilt, given
+    return o, kernels, unbuilt, given
 
 
 def ready(o):
     """The packages (the settings' deps: the self-tests' true needs
-    none), QEMU (the settings' qemu, else the architecture's), the build
-    folder and the initramfs, for a sweep that boots: the initramfs's
-    path."""
+    none), QEMU (the settings' qemu, else the architecture's) and the
+    build folder, for a sweep that boots."""
     deps = o.settings.deps
     if stops.run_group([deps, "build", o.arch])[0]:
         raise Fail(f"{deps} build {o.arch} failed (see above)")
@@ -73,8 +75,6 @@ def ready(o):
                    f"{arch.packages[0] if arch.packages else ''} "
                    f"(harness/deps.sh build {o.arch})")
     os.makedirs(o.build, exist_ok=True)
-    o.build = os.path.realpath(o.build)
-    return script("build-initramfs.sh", "--arch", o.arch, o.build)[1]
 
 
 def choose_accel(o, kernels, initrd):
@@ -113,15 +113,13 @@ def sweep(argv, prog, settings):
     """main's work."""
     start = time.monotonic()
     try:
-        o = sweep_options.read(argv, prog, REPO, settings.tables)
-        o.prog, o.settings = prog, settings
-        sk.check_kernel_options(o)
-        o.want = sweep_options.wanted_tiers(o)
+        o = sweep_options.read(argv, prog, REPO, settings)
+        o = sk.check_kernel_options(o)
         if o.list:
             return list_jobs(o)
         # The results folder is checked, made and held before anything
         # is installed or built, and for the whole run.
-        o.out = out_folder(o)
+        o = dataclasses.replace(o, out=out_folder(o))
         with results_dir.lock(o.out):
             return build_and_boot(o, prog, start)
     except results_dir.NotResults as err:
@@ -147,13 +145,15 @@ def list_jobs(o):
     """--list: print the job list, planned from the tables, and install,
     fetch, build, boot and write nothing (the build folder untouched: a
     kernel not built yet is planned from its fragments)."""
-    with tempfile.TemporaryDirectory() as o.planned:
-        kernels, unbuilt, given = prepare(o)
-        o.accel = choose_accel(o, kernels, given["initrd"])
+    with tempfile.TemporaryDirectory() as planned:
+        o, kernels, unbuilt, given = prepare(
+            dataclasses.replace(o, planned=planned))
+        o = dataclasses.replace(
+            o, accel=choose_accel(o, kernels, given["initrd"]))
         lines = job_list(o, kernels, unbuilt, given)
         # A job names the .config its kernel's build will write.
         for k in kernels:
-            if k.config.startswith(o.planned + os.sep):
+            if k.config.startswith(planned + os.sep):
                 real = os.path.join(os.path.dirname(k.path), ".config")
                 lines = [x.replace(f"\tconfig={k.config}\t",
                                    f"\tconfig={real}\t") for x in lines]
@@ -162,9 +162,10 @@ def list_jobs(o):
 
 
 def out_folder(o):
-    """The results folder of --out, made a results folder (results_dir):
-    a folder that holds other files is refused. The default, the
-    checkout's own results/, is the harness's, whatever it holds."""
+    """The results folder of --out, made a results folder (results_dir),
+    its real path: a folder that holds other files is refused. The
+    default, the checkout's own results/, is the harness's, whatever it
+    holds."""
     if o.out_given:
         return results_dir.claim(o.out, "--out")
     os.makedirs(o.out, exist_ok=True)
@@ -173,11 +174,12 @@ def out_folder(o):
 
 def build_and_boot(o, prog, start):
     """Build what is missing, plan, boot, report: the exit status."""
-    kernels, unbuilt, given = prepare(o)
+    o, kernels, unbuilt, given = prepare(o)
     # The stock twins last: they pop the series off the tree that the
     # builds and the selftests share.
     stock = sk.stock_kernels(o, kernels) if o.baseline else []
-    o.accel = choose_accel(o, kernels, given["initrd"])
+    o = dataclasses.replace(o, accel=choose_accel(o, kernels,
+                                                  given["initrd"]))
     lines = job_list(o, kernels, unbuilt, given)
     return boot(o, prog, kernels, lines, stock, start)
 
@@ -186,9 +188,9 @@ def results_folder(o, kernels, lines):
     """A fresh results folder: nothing from an earlier or killed run
     stays. DIR/plan is the whole list and DIR/kernels what was booted:
     merge-results.sh checks that shards come from one plan of the same
-    kernels. DIR/jobs is the shard's, or the whole list."""
+    kernels. DIR/jobs is the shard's, or the whole list. O.out is the
+    folder's real path already (out_folder)."""
     os.makedirs(o.out, exist_ok=True)
-    o.out = os.path.realpath(o.out)
     results_dir.clean(o.out)
     joblist.write_lines(os.path.join(o.out, "plan"), lines)
     joblist.write_lines(os.path.join(o.out, "kernels"),

@@ -3,8 +3,10 @@ harness/kernels), each with the tiers it boots; Debian's own for
 --kernel debian; the tree's selftests; QEMU 10 for the wide tiers; the
 baseline's stock twins. The builders and fetchers are the harness's
 shell scripts, run here; a tree whose suite is unreachable (their exit
-status 3) leaves its kernels unbuilt and their tiers skips. The tables
-are the sweep's settings' (O.settings.tables, from the door)."""
+status 3) leaves its kernels unbuilt and their tiers skips. O is the
+sweep's request (sweep_options.Request), changed here only as a copy;
+the tables are its settings' (O.settings.tables, from the door)."""
+import dataclasses
 import glob
 import hashlib
 import os
@@ -77,8 +79,10 @@ def debian_kernel(o):
 
 
 def check_kernel_options(o):
-    """--tree, --variant (all made the tree's list), --accel, --kernel
-    (debian fetched) and --config."""
+    """--tree, --variant, --accel, --kernel and --config of the request O
+    (sweep_options.Request) checked: O with them settled, a changed copy
+    (variants the tree's list for all; --kernel debian fetched, stock,
+    or missing when its suite is unreachable; a kernel file's .config)."""
     where = o.settings.tables
     known = tables.kernel_trees(o.arch, where)
     if o.tree not in known:
@@ -96,32 +100,35 @@ def check_kernel_options(o):
     if o.kernel and o.baseline:
         raise UsageError("--baseline builds the stock twins of its own "
                          "kernels; drop --kernel")
-    o.variants = vs if o.variant == "all" else [o.variant]
-    o.stock = o.missing = False
+    o = dataclasses.replace(
+        o, variants=tuple(vs) if o.variant == "all" else (o.variant,),
+        stock=False, missing=False)
     if o.kernel == "debian":
         if o.config:
             raise UsageError("--kernel debian brings its own .config; drop "
                              "--config")
-        o.kernel = debian_kernel(o) or ""
-        o.stock, o.missing = bool(o.kernel), not o.kernel
+        kernel = debian_kernel(o) or ""
+        o = dataclasses.replace(o, kernel=kernel, stock=bool(kernel),
+                                missing=not kernel)
         if o.missing:
-            return
-    check_kernel_file(o)
+            return o
+    return check_kernel_file(o)
 
 
 def check_kernel_file(o):
     """--kernel FILE readable, with its .config (--config, else beside
-    it); --config only with --kernel."""
+    it); --config only with --kernel: O with that .config."""
     if not o.kernel:
         if o.config:
             raise UsageError("--config goes with --kernel")
-        return
+        return o
     if not os.access(o.kernel, os.R_OK):
         raise Fail(f"--kernel {o.kernel} is not readable")
-    o.config = o.config or os.path.join(os.path.dirname(o.kernel), ".config")
-    if not os.access(o.config, os.R_OK):
+    config = o.config or os.path.join(os.path.dirname(o.kernel), ".config")
+    if not os.access(config, os.R_OK):
         raise Fail(f"no .config for {o.kernel}: put it beside the kernel or "
                    "pass --config FILE")
+    return dataclasses.replace(o, config=config)
 
 
 def sweep_kernels(o, want):

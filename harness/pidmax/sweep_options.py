@@ -1,13 +1,17 @@
 """The sweep's options (harness/sweep-smp.sh): its help text, each
 architecture's default lists, reading and checking the options (--only
-among them), and which tiers they ask of each kernel's plan."""
+among them) once into a frozen Request, and which tiers it asks of each
+kernel's plan."""
 import argparse
+import dataclasses
 import os
 import types
+from typing import Mapping
 
 from . import tables
 from .plan import (DEFAULT_ONLINE, MAX_NR_CPUS, MAX_Q35_CPUS,
-                   MIN_WIDE_HOTPLUG, UsageError, cpu_list)
+                   MIN_WIDE_HOTPLUG, Options, UsageError, cpu_list)
+from .settings import Settings
 
 # Each architecture's default list of each tier. x86-64: every CPU count
 # QEMU 7.2 starts for the hotplug tier; the online tier's regimes (the
@@ -91,94 +95,169 @@ class TierOption(argparse.Action):
             namespace.cpus_given = True
 
 
-def read(argv, prog, repo, where=tables.HOME):
-    """The options of ARGV, every list checked, the tiers' lists the
-    architecture's where no option named them; --arch a row of WHERE's
-    arches (tables.Tables)."""
-    o = parser(prog).parse_args(argv, types.SimpleNamespace(
+@dataclasses.dataclass(frozen=True)
+class Request:
+    """A sweep's command line, read once and checked (read): each tier's
+    list as plan.sh takes it (the architecture's where no option named
+    it, the wide ones comma lists) and its CPU counts, the other options
+    with their types, and the settings (settings.py) and program name it
+    was read with. A later stage that settles an option hands on a
+    changed copy (dataclasses.replace): sweep_kernels the kernel and its
+    variants, the sweep the accelerator of auto and the folders' real
+    paths. Request() asks for no boot; tests build the ones they need."""
+    # The tiers' lists (TIER_OPTIONS): "" boots none of a tier; scenarios
+    # is yes, no or selftests (their boot alone, from --only).
+    cpus: str = ""
+    online: str = ""
+    possible: str = ""
+    wide_online: str = ""
+    wide_hotplug: str = ""
+    holes: str = ""
+    scenarios: str = "no"
+    # Whether the hotplug list is given to the planner (not its "all").
+    cpus_given: bool = False
+    # The CPU counts of each list but scenarios, sorted, by the name
+    # of its option (cpus, online, wide_online...).
+    counts: Mapping[str, tuple] = dataclasses.field(
+        default_factory=lambda: types.MappingProxyType({}))
+    only: tuple = ()
+    arch: str = "x86_64"
+    jobs: int = 2
+    kernel: str = ""
+    config: str = ""
+    tree: str = "6.1"
+    variant: str = "full"
+    accel: str = "auto"
+    # The build folder (--build-dir, else the checkout's build/) and
+    # the results folder (--out, else the checkout's results/ or the
+    # shard's folder there); out_given whether --out named it.
+    build: str = ""
+    out: str = ""
+    out_given: bool = False
+    # --shard I/N as given, and its I and N (0 without it).
+    shard: str = ""
+    shard_i: int = 0
+    shard_n: int = 0
+    list: bool = False
+    baseline: bool = False
+    # --fewest-kernels: "fewest", else "each".
+    pick: str = "each"
+    prog: str = ""
+    settings: Settings = Settings()
+    # What sweep_kernels.check_kernel_options settles: the variants to
+    # build, whether --kernel debian found Debian's kernel (stock) or
+    # its suite was unreachable (missing).
+    variants: tuple = ()
+    stock: bool = False
+    missing: bool = False
+    # --list: the folder of the .configs planned from fragments.
+    planned: str = ""
+
+    @property
+    def want(self):
+        """The tiers the request asks for (wanted_tiers)."""
+        return tuple(wanted_tiers(self))
+
+
+def read(argv, prog, repo, settings=Settings()):
+    """The Request of ARGV, every list checked, the tiers' lists the
+    architecture's where no option named them; --arch a row of the
+    arches of SETTINGS's tables (tables.Tables)."""
+    a = parser(prog).parse_args(argv, types.SimpleNamespace(
         tier_given="", cpus_given=False))
-    if o.operands:
-        raise UsageError(f"unexpected operand '{o.operands[0]}'")
-    o.out_given = bool(o.out)
-    o.build = o.build_dir or os.path.join(repo, "build")
-    known = tables.arches(where)
-    if o.arch not in known:
+    if a.operands:
+        raise UsageError(f"unexpected operand '{a.operands[0]}'")
+    known = tables.arches(settings.tables)
+    if a.arch not in known:
         raise UsageError(f"--arch wants one of {' '.join(known)} "
-                         f"(harness/arches), not '{o.arch}'")
-    o.maxcpus = known[o.arch].maxcpus
-    for name in TIER_OPTIONS:
-        if getattr(o, name) == "default":
-            setattr(o, name, default("hotplug" if name == "cpus" else name,
-                                     o.arch))
+                         f"(harness/arches), not '{a.arch}'")
+    lists = {name: default("hotplug" if name == "cpus" else name, a.arch)
+             if getattr(a, name) == "default" else getattr(a, name)
+             for name in TIER_OPTIONS}
     # A default hotplug list other than "all" is given to plan.sh.
-    o.cpus_given = o.cpus_given or o.cpus != "all"
-    check_lists(o, repo)
-    return o
+    cpus_given = a.cpus_given or lists["cpus"] != "all"
+    if a.only:
+        lists, cpus_given = only_tiers(a.only, a.tier_given), True
+    elif lists["scenarios"] not in ("yes", "no"):
+        raise UsageError("--scenarios wants yes or no, not "
+                         f"'{lists['scenarios']}'")
+    counts = count_lists(lists, known[a.arch].maxcpus)
+    for name in ("wide_online", "wide_hotplug"):
+        lists[name] = ",".join(map(str, counts[name]))
+    if not (a.jobs.isascii() and a.jobs.isdigit() and int(a.jobs) > 0):
+        raise UsageError(f"--jobs wants a positive number, not '{a.jobs}'")
+    shard_i, shard_n, out = results_of(a.shard, a.out, repo)
+    if not any(counts.values()) and lists["scenarios"] == "no":
+        raise UsageError("every tier's list is empty and --scenarios is no: "
+                         "nothing to boot")
+    return Request(
+        **lists, cpus_given=cpus_given,
+        counts=types.MappingProxyType(counts), only=tuple(a.only),
+        arch=a.arch, jobs=int(a.jobs), kernel=a.kernel, config=a.config,
+        tree=a.tree, variant=a.variant, accel=a.accel,
+        build=a.build_dir or os.path.join(repo, "build"), out=out,
+        out_given=bool(a.out), shard=a.shard, shard_i=shard_i,
+        shard_n=shard_n, list=a.list, baseline=a.baseline, pick=a.pick,
+        prog=prog, settings=settings)
 
 
-def only_tiers(o):
-    """--only: every tier off, then each one named on at its LIST."""
-    if o.tier_given:
-        raise UsageError(f"--only and {o.tier_given}: name every tier with "
+def only_tiers(only, tier_given):
+    """--only's lists: every tier off, then each one named on at its
+    LIST; not with a tier's own option (TIER_GIVEN)."""
+    if tier_given:
+        raise UsageError(f"--only and {tier_given}: name every tier with "
                          "--only")
-    for name in ONLY.values():
-        setattr(o, name, "")
-    o.scenarios, o.cpus_given = "no", True
-    for t in o.only:
+    lists = dict.fromkeys(ONLY.values(), "")
+    lists["scenarios"] = "no"
+    for t in only:
         tier, sep, value = t.partition(":")
         if t == "scenarios":
-            o.scenarios = "yes"
+            lists["scenarios"] = "yes"
         elif t == "selftests":
             # The selftests' boot of the scenarios alone (with them: all).
-            o.scenarios = "yes" if o.scenarios == "yes" else "selftests"
+            lists["scenarios"] = "yes" if lists["scenarios"] == "yes" \
+                else "selftests"
         elif sep and tier in ONLY:
             # A tier named twice: its lists joined.
-            setattr(o, ONLY[tier], ",".join(
-                x for x in (getattr(o, ONLY[tier]), value) if x))
+            lists[ONLY[tier]] = ",".join(
+                x for x in (lists[ONLY[tier]], value) if x)
         else:
             raise UsageError("--only wants TIER:LIST (hotplug, online, "
                              "possible, wide-online, wide-hotplug, holes), "
                              f"scenarios or selftests, not '{t}'")
+    return lists
 
 
-def check_lists(o, repo):
-    """Every tier's list (the wide ones made comma lists), --scenarios,
-    --jobs, --shard and --out."""
-    if o.only:
-        only_tiers(o)
-    elif o.scenarios not in ("yes", "no"):
-        raise UsageError("--scenarios wants yes or no, not "
-                         f"'{o.scenarios}'")
-    bounds = (("cpus", o.maxcpus, 1), ("online", o.maxcpus, 1),
-              ("holes", o.maxcpus, 4), ("possible", MAX_NR_CPUS, 1),
+def count_lists(lists, maxcpus):
+    """The CPU counts of each tier's list of LISTS, checked against its
+    bounds (MAXCPUS the architecture's), a tuple each."""
+    bounds = (("cpus", maxcpus, 1), ("online", maxcpus, 1),
+              ("holes", maxcpus, 4), ("possible", MAX_NR_CPUS, 1),
               ("wide_online", MAX_Q35_CPUS, 1),
               ("wide_hotplug", MAX_Q35_CPUS, MIN_WIDE_HOTPLUG))
-    o.counts = {}
+    counts = {}
     for name, top, least in bounds:
         try:
-            o.counts[name] = cpu_list(getattr(o, name), top, least)
+            counts[name] = tuple(cpu_list(lists[name], top, least))
         except ValueError as err:
             hint = " (N above the 256 CPUs QEMU is given)" \
                 if name == "wide_hotplug" else ""
             raise UsageError(f"--{name.replace('_', '-')}: {err}{hint}")
-    for name in ("wide_online", "wide_hotplug"):
-        setattr(o, name, ",".join(map(str, o.counts[name])))
-    if not (o.jobs.isascii() and o.jobs.isdigit() and int(o.jobs) > 0):
-        raise UsageError(f"--jobs wants a positive number, not '{o.jobs}'")
-    o.jobs = int(o.jobs)
-    if o.shard:
-        from . import shard
-        try:
-            o.shard_i, o.shard_n = shard.spec(o.shard)
-        except ValueError:
-            raise UsageError("--shard wants I/N with 1 <= I <= N, not "
-                             f"'{o.shard}'")
-        o.out = o.out or os.path.join(
-            repo, "results", f"shard-{o.shard_i}-of-{o.shard_n}")
-    o.out = o.out or os.path.join(repo, "results")
-    if not any(o.counts.values()) and o.scenarios == "no":
-        raise UsageError("every tier's list is empty and --scenarios is no: "
-                         "nothing to boot")
+    return counts
+
+
+def results_of(spec, out, repo):
+    """(I, N, results folder) of --shard SPEC (0, 0 without it) and
+    --out OUT: the shard's folder, else the checkout's results/, where
+    --out names none."""
+    if not spec:
+        return 0, 0, out or os.path.join(repo, "results")
+    from . import shard
+    try:
+        i, n = shard.spec(spec)
+    except ValueError:
+        raise UsageError(f"--shard wants I/N with 1 <= I <= N, not '{spec}'")
+    return i, n, out or os.path.join(repo, "results", f"shard-{i}-of-{n}")
 
 
 def wanted_tiers(o):
@@ -192,19 +271,17 @@ def wanted_tiers(o):
 
 
 def plan_options(o, tiers, **given):
-    """The options of the verb plan for a kernel that boots TIERS, every
-    other tier off; GIVEN the kernel's own (kernel, config, label...).
-    Without --cpus the planner's own default stands for the hotplug tier
-    (on a kernel that cannot boot it, a skip; a LIST given would be an
-    error)."""
-    p = types.SimpleNamespace(cpus="", cpus_given=True, **given)
-    if "hotplug" in tiers:
-        p.cpus, p.cpus_given = o.cpus, o.cpus_given
-    p.scenarios = o.scenarios if "scenario" in tiers else "no"
-    for t, name in ONLY.items():
-        if t != "hotplug":
-            setattr(p, name, getattr(o, name) if t in tiers else "")
-    return p
+    """The options of the verb plan (plan.Options) for a kernel that
+    boots TIERS, every other tier off; GIVEN the kernel's own (kernel,
+    config, label...). Without --cpus the planner's own default stands
+    for the hotplug tier (on a kernel that cannot boot it, a skip; a
+    LIST given would be an error)."""
+    lists = {name: getattr(o, name) if t in tiers else ""
+             for t, name in ONLY.items()}
+    return Options(
+        **lists, **given,
+        cpus_given=o.cpus_given if "hotplug" in tiers else True,
+        scenarios=o.scenarios if "scenario" in tiers else "no")
 
 
 HELP = """\

@@ -1,12 +1,13 @@
 """The sweep's kernels: what identifies a kernel, the --kernel checks, a
 kernel file's tiers and the skips of an unbuilt tree, on a kernel table
 of its own."""
+import dataclasses
 import os
-import types
 import unittest
 from unittest import mock
 
 from pidmax import sweep_kernels as sk
+from pidmax.sweep_options import Request
 from pidmax.plan import UsageError
 from pidmax.settings import Settings
 from pidmax.tests.test_tables import kernel_table
@@ -30,12 +31,11 @@ class KernelsTest(unittest.TestCase):
                  kernel="", config="", baseline=False, build=self.dir,
                  list=False, settings=self.settings)
         o.update(more)
-        return types.SimpleNamespace(**o)
+        return Request(**o)
 
     def test_kernel_options(self):
-        o = self.options(variant="all")
-        sk.check_kernel_options(o)
-        self.assertEqual(o.variants, ["full", "small"])
+        o = sk.check_kernel_options(self.options(variant="all"))
+        self.assertEqual(o.variants, ("full", "small"))
         for more, says in (({"tree": "1.0"}, "--tree wants one of 9.9"),
                            ({"variant": "huge"}, "one of full small"),
                            ({"kernel": "/k", "variant": "all"}, "drop --kernel"),
@@ -54,7 +54,7 @@ class KernelsTest(unittest.TestCase):
         kernels, unbuilt, series = sk.sweep_kernels(o, ["online", "holes"])
         self.assertEqual((kernels[0].label, kernels[0].tiers, series),
                          ("k", ("online", "holes"), "auto"))
-        o.stock = True
+        o = dataclasses.replace(o, stock=True)
         self.assertEqual(sk.sweep_kernels(o, ["online"])[2], "no")
 
     def test_selftests_for_debian_and_built_kernels(self):

@@ -9,7 +9,6 @@ import io
 import os
 import stat
 import tempfile
-import types
 import unittest
 from unittest import mock
 
@@ -17,6 +16,7 @@ from pidmax import sweep_kernels as sk
 from pidmax import tables
 from pidmax.plan import UsageError
 from pidmax.settings import Settings
+from pidmax.sweep_options import Request
 from pidmax.tests.helpers import FolderCase
 from pidmax.tests.test_plan import CONFIG_61
 
@@ -59,7 +59,7 @@ class BuildsTest(FolderCase):
                  list=False, pick="each", prog="sweep-smp.sh",
                  settings=self.settings)
         o.update(more)
-        return types.SimpleNamespace(**o)
+        return Request(**o)
 
     def debian_folder(self):
         """A folder as fetch-stock.sh leaves it: Debian's 6.1 kernel and
@@ -73,8 +73,7 @@ class BuildsTest(FolderCase):
     def test_debian_kernel(self):
         folder = self.debian_folder()
         self.answers["fetch-stock.sh"] = (0, folder)
-        o = self.options(kernel="debian")
-        sk.check_kernel_options(o)
+        o = sk.check_kernel_options(self.options(kernel="debian"))
         self.assertEqual((o.kernel, o.config, o.stock, o.missing), (
             os.path.join(folder, "vmlinuz-6.1.0-30-amd64"),
             os.path.join(folder, ".config"), True, False))
@@ -101,8 +100,7 @@ class BuildsTest(FolderCase):
         with self.assertRaisesRegex(UsageError, "brings its own .config"):
             sk.check_kernel_options(self.options(kernel="debian", config="/c"))
         self.answers["fetch-stock.sh"] = (sk.UNREACHABLE, "")
-        o = self.options(kernel="debian")
-        sk.check_kernel_options(o)
+        o = sk.check_kernel_options(self.options(kernel="debian"))
         self.assertEqual((o.kernel, o.missing, o.stock), ("", True, False))
         self.assertEqual(sk.sweep_kernels(o, ["online"]),
                          ([], [("debian-6.1", "debian", ["online"])], "yes"))
@@ -113,7 +111,7 @@ class BuildsTest(FolderCase):
             sk.check_kernel_options(self.options(accel="hvf"))
 
     def test_builds_and_an_unreachable_tree(self):
-        o = self.options(variants=["full"], missing=False)
+        o = self.options(variants=("full",), missing=False)
         self.answers["build-kernel.sh"] = (0, "/b/kernel-6.1-full")
         kernels, unbuilt, series = sk.sweep_kernels(o, ["hotplug", "online"])
         self.assertEqual(kernels, [sk.Kernel(
@@ -123,7 +121,7 @@ class BuildsTest(FolderCase):
         self.assertEqual(self.calls, [("build-kernel.sh", "--arch", "x86_64",
                                        "/b", "6.1", "full")])
         self.answers["build-kernel.sh"] = (sk.UNREACHABLE, "")
-        o.tree = "7.3"
+        o = dataclasses.replace(o, tree="7.3")
         self.assertEqual(sk.sweep_kernels(o, ["online"]),
                          ([], [("7.3-full", "full", ["online"])], "yes"))
 

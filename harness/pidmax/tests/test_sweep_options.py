@@ -15,14 +15,14 @@ class OptionsTest(unittest.TestCase):
         o = read()
         self.assertEqual((o.cpus, o.cpus_given, o.scenarios, o.holes),
                          ("all", False, "yes", ""))
-        self.assertEqual(o.counts["cpus"], list(range(1, 256)))
+        self.assertEqual(o.counts["cpus"], tuple(range(1, 256)))
         self.assertEqual(o.out, "/repo/results")
         self.assertEqual(o.build, "/repo/build")
         a = read("--arch", "arm64")
         # arm64's hotplug list is not "all": it is given to the planner.
         self.assertEqual((a.cpus, a.cpus_given, a.scenarios),
                          ("1,2,8,32,33,64,128,256,512", True, "no"))
-        self.assertEqual(a.counts["holes"], [8, 64, 256, 512])
+        self.assertEqual(a.counts["holes"], (8, 64, 256, 512))
         self.assertEqual(a.wide_online, "")
 
     def test_help_names_the_default_lists(self):
@@ -90,7 +90,7 @@ class OptionsTest(unittest.TestCase):
 
     def test_a_tier_named_twice_joins_its_lists(self):
         o = read("--only", "online:8", "--only", "online:16,8")
-        self.assertEqual(o.counts["online"], [8, 16])
+        self.assertEqual(o.counts["online"], (8, 16))
 
     def test_plan_options_of_a_kernel(self):
         o = read("--online", "8", "--possible", "256", "--scenarios", "no")

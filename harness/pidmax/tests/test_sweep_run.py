@@ -12,7 +12,8 @@ import signal
 import unittest
 from unittest import mock
 
-from pidmax import accel, stops, sweep, tables
+from pidmax import accel, stops, sweep
+from pidmax.sweep_options import Request
 from pidmax import sweep_kernels as sk
 from pidmax.formula import expected
 from pidmax.joblist import fields
@@ -223,11 +224,10 @@ class SweepHelpTest(unittest.TestCase):
     def test_another_architecture_is_tcg(self):
         # KVM runs the host's own architecture alone: arm64's guests on
         # an aarch64 host (uname's name for it), x86-64's on x86_64.
-        o = mock.Mock(arch="x86_64", accel="kvm")
-        o.settings.tables = tables.HOME
+        o = Request(arch="x86_64", accel="kvm")
         with mock.patch("os.uname", return_value=mock.Mock(machine="aarch64")):
             self.assertEqual(sweep.choose_accel(o, ["k"], "/i"), "tcg")
-            o.arch = "arm64"
+            o = dataclasses.replace(o, arch="arm64")
             self.assertEqual(sweep.choose_accel(o, [], "/i"), "tcg")
             self.assertEqual(sweep.choose_accel(o, ["k"], "/i"), "kvm")
 

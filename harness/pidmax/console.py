@@ -6,10 +6,12 @@ values the guest reported, its PID budget, the CPUs the kernel says it
 brought up, the kernel's boot line, any panic, oops or RCU stall, and
 the KUnit suite "pid_max", run at boot or when the guest loaded it as
 a module (the modules it loaded, and the first that did not load, with
-the reason). Beside it, the nested KTAP that
-the report puts under the boot's checks, by section: console (the
-kernel's noteworthy lines), guest_checks (the guest's own KTAP) and
-kunit (the suite's cases). The parser only reads; judge.py judges.
+the reason). Beside it, the nested KTAP that the report puts under the
+boot's checks, by section: console (the kernel's noteworthy lines, as
+comments), guest_checks (the guest's own KTAP) and kunit (the suite's
+cases). It is kept as lines (SECTION, a TAB, the KTAP line without its
+indentation) and read back as a tree (tree(): each section's Nodes),
+which the report renders. The parser only reads; judge.py judges.
 
 Logs are read as Latin-1, so any byte of a console survives unchanged.
 """
@@ -17,6 +19,7 @@ import functools
 import hashlib
 import os
 import re
+from dataclasses import dataclass
 
 from .joblist import ENCODING
 
@@ -40,6 +43,8 @@ SUITE_PLAN = re.compile(r"^[ \t]+1\.\.([0-9]+)$")
 SUITE_CASE = re.compile(r"^[ \t]+(1\.\.[0-9]+|ok [0-9]+ |not ok [0-9]+ )")
 SUITE_END = re.compile(r"^(not )?ok [0-9]+ pid_max$")
 GUEST_KTAP = re.compile(r"^(1\.\.[0-9]+|ok [0-9]+ |not ok [0-9]+ |# )")
+# A KTAP result line: its word, number, name and the rest.
+KTAP_RESULT = re.compile(r"^(not ok|ok) ([0-9]+) ([^ ]*)(.*)$")
 BEGIN, END = "PIDMAX-HARNESS-BEGIN", "PIDMAX-HARNESS-END"
 # The guest's result of loading a module (guest-init.sh's module_checks).
 INSMOD_OK = re.compile(r"^ok [0-9]+ insmod_([^ ]+)$")
@@ -143,11 +148,11 @@ class Parser:
         if NOTEWORTHY.search(line) and not line.startswith("# "):
             self.quoted += 1
             if self.quoted <= QUOTED_LINES:
-                self.nested.append(("console", "    # console: " + line))
+                self.nested.append(("console", "# console: " + line))
         if SUITE.match(line):
             self.n_suite = True
         elif self.n_suite and SUITE_CASE.match(line):
-            self.nested.append(("kunit", "        " + line.lstrip(" \t")))
+            self.nested.append(("kunit", line.lstrip(" \t")))
         elif self.n_suite and SUITE_END.match(line):
             self.n_suite = False
         elif line == BEGIN:
@@ -155,7 +160,7 @@ class Parser:
         elif line == END:
             self.n_guest = False
         elif self.n_guest and GUEST_KTAP.match(line):
-            self.nested.append(("guest_checks", "        " + line))
+            self.nested.append(("guest_checks", line))
 
     def _scan(self, line):
         """What the kernel says anywhere on the console."""
@@ -291,6 +296,44 @@ def qemu_said(log, most=200):
         lines = []
     last = lines[-1].replace("\t", " ")[:most] if lines else "none"
     return last
+
+
+@dataclass(frozen=True)
+class Node:
+    """One line of the KTAP nested under a boot. A result has ok (True
+    or False), its number, its name and the rest of its line (" # " and
+    a directive or a reason, or nothing); a plan or a comment has ok
+    None and its text alone."""
+    text: str
+    ok: bool | None = None
+    n: str = ""
+    name: str = ""
+    rest: str = ""
+
+    def line(self):
+        """The KTAP line of the node, without indentation."""
+        if self.ok is None:
+            return self.text
+        word = "ok" if self.ok else "not ok"
+        return f"{word} {self.n} {self.name}{self.rest}"
+
+
+def node(text):
+    """The Node of one KTAP line TEXT."""
+    m = KTAP_RESULT.match(text)
+    if not m:
+        return Node(text)
+    return Node(text, m.group(1) == "ok", m.group(2), m.group(3), m.group(4))
+
+
+def tree(nested):
+    """The nested lines NESTED (parse's, LOG.nested's) as a tree: each
+    section's Nodes, in order; console, guest_checks and kunit always."""
+    sections = {"console": [], "guest_checks": [], "kunit": []}
+    for entry in nested:
+        name, _, text = entry.partition("\t")
+        sections.setdefault(name, []).append(node(text))
+    return sections
 
 
 def parse(log):

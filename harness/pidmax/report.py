@@ -21,6 +21,7 @@ temporary name and renamed at the end, so a killed report never leaves a
 complete-looking file.
 """
 import csv
+import dataclasses
 import io
 import os
 import re
@@ -37,8 +38,9 @@ CHECKS_HEAD = "boot,tier,variant,check,result,reason"
 VARIANTS_HEAD = ("cpus,online,full_pid_max,full_expected,full_verdict,"
                  "small_pid_max,small_expected,small_verdict,boot,tier")
 NOT_RUN = "not run: the sweep was interrupted"
-RECORDED = re.compile(r"^([ \t\n\r\f\v]*)(not ok|ok) ([0-9]+) "
-                      r"(selftest_[^ ]*)(.*)$")
+# The indentation of each section's lines: the console's under the
+# boot, the others under their check.
+INDENT = {"console": "    ", "guest_checks": "        ", "kunit": "        "}
 
 
 @dataclass
@@ -88,19 +90,27 @@ def load_one(out, n, line, parser):
 
 
 def sections(b):
-    """The boot's nested KTAP by section: console, guest_checks, kunit.
-    Selftests recorded, not judged (selftests_judged=no), are nested as
-    a SKIP that keeps what the guest said, so that no KTAP reader counts
-    them as a failure of the boot."""
-    sec = {"console": [], "guest_checks": [], "kunit": []}
-    for line in b.nested:
-        name, _, text = line.partition("\t")
-        sec.setdefault(name, []).append(text)
+    """The boot's nested KTAP by section (console.tree: console,
+    guest_checks, kunit), rendered: the console's lines under the boot,
+    the others under their check. Selftests recorded, not judged
+    (selftests_judged=no), are nested as a SKIP that keeps what the
+    guest said, so that no KTAP reader counts them as a failure of the
+    boot."""
+    nodes = console.tree(b.nested)
     if b.job.get("selftests_judged") == "no":
-        said = r'\1ok \3 \4 # SKIP recorded, not judged: the guest said "\2\5"'
-        sec["guest_checks"] = [RECORDED.sub(said, t)
-                               for t in sec["guest_checks"]]
-    return sec
+        nodes["guest_checks"] = [recorded(x) for x in nodes["guest_checks"]]
+    return {name: [INDENT.get(name, INDENT["kunit"]) + x.line() for x in xs]
+            for name, xs in nodes.items()}
+
+
+def recorded(x):
+    """The Node X, a SKIP that says what the guest said when it is the
+    result of a selftest."""
+    if x.ok is None or not x.name.startswith("selftest_"):
+        return x
+    said = ("ok" if x.ok else "not ok") + x.rest
+    return dataclasses.replace(
+        x, ok=True, rest=f' # SKIP recorded, not judged: the guest said "{said}"')
 
 
 def boot_ktap(b):

@@ -49,7 +49,7 @@ class ConsoleTest(unittest.TestCase):
         r, nested = parsed("panic.log")
         self.assertEqual((r["panic"], r["begin"]), ("1", "0"))
         self.assertNotEqual(r["panic_msg"], "none")
-        self.assertTrue(any(n.startswith("console\t    # console: Kernel panic")
+        self.assertTrue(any(n.startswith("console\t# console: Kernel panic")
                             for n in nested))
 
     def test_fields_in_order_after_meta(self):
@@ -78,7 +78,7 @@ class ConsoleTest(unittest.TestCase):
                          ("1", "5", "1"))
         self.assertEqual((r["pid_max"], r["pid_max_min"]), ("4096", "none"))
         self.assertEqual([n for n in nested if n.startswith("guest")][0],
-                         "guest_checks\t        1..3")
+                         "guest_checks\t1..3")
 
     def test_kunit_suite(self):
         text = ("    # Subtest: pid_max\n    1..3\n    ok 1 a\n"
@@ -100,12 +100,32 @@ class ConsoleTest(unittest.TestCase):
                           r["oks"]),
                          ("ok", "7", "7", "pid_max_kunit", "none", "7", "7"))
         kunit = [n.split("\t", 1)[1] for n in nested if n.startswith("kunit")]
-        self.assertEqual(kunit[0], "        1..7")
-        self.assertEqual(kunit[-1], "        ok 7 "
-                         "pid_max_min_never_above_pid_max")
+        self.assertEqual(kunit[0], "1..7")
+        self.assertEqual(kunit[-1], "ok 7 pid_max_min_never_above_pid_max")
         self.assertEqual(len(kunit), 8)
-        self.assertIn("guest_checks\t        ok 6 insmod_pid_max_kunit",
+        self.assertIn("guest_checks\tok 6 insmod_pid_max_kunit",
                       nested)
+
+    def test_nested_lines_read_back_as_a_tree(self):
+        # Each section's lines as Nodes: a result's word, number, name
+        # and rest apart, a plan or a comment as its text; each renders
+        # the line it was read from.
+        _, r, nested = parse_text(
+            "    # Subtest: pid_max\n    1..2\n    ok 1 a\n"
+            "    not ok 2 b # why\nnot ok 1 pid_max\n"
+            "PIDMAX-HARNESS-BEGIN\n1..1\n# said: x\nok 1 selftest_c # SKIP y\n"
+            "PIDMAX-HARNESS-END\n")
+        t = console.tree(nested)
+        self.assertEqual(t["kunit"][2], console.Node(
+            "not ok 2 b # why", False, "2", "b", " # why"))
+        self.assertEqual(t["guest_checks"][:2], [console.Node("1..1"),
+                                                 console.Node("# said: x")])
+        self.assertEqual(t["guest_checks"][2].name, "selftest_c")
+        self.assertEqual(t["console"], [])
+        for section, nodes in t.items():
+            self.assertEqual([n.line() for n in nodes],
+                             [x.split("\t", 1)[1] for x in nested
+                              if x.startswith(section + "\t")])
 
     def test_module_not_loaded(self):
         text = ("PIDMAX-HARNESS-BEGIN\n1..3\nok 1 insmod_a\n"

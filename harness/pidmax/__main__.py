@@ -396,6 +396,13 @@ def verb_accel(verbs):
                                                           "BUILD_DIR"))
 
 
+def jobs_and_dir(p):
+    """The --jobs N and DIR of a verb that boots a results folder."""
+    p.add_argument("--jobs", type=positive, default=2, metavar="N",
+                   help="guests booted at once (default 2)")
+    p.add_argument("dir", metavar="DIR")
+
+
 def verbs_of_a_list(verbs):
     verb_accel(verbs)
     ba = verb(verbs, "baseline", "print the jobs of JOBS again for the stock "
@@ -411,9 +418,7 @@ def verbs_of_a_list(verbs):
               "stage fails; 130, 143 or 129 when INT, TERM or HUP stops "
               "it. A DIR/baseline that holds other files and is not a "
               "results folder is refused", cmd_run_baseline)
-    rb.add_argument("--jobs", type=positive, default=2, metavar="N",
-                    help="guests booted at once (default 2)")
-    rb.add_argument("dir", metavar="DIR")
+    jobs_and_dir(rb)
     rb.add_argument("pairs", nargs="+", metavar="LABEL=KERNEL")
     verb_plan(verbs)
     verb_job(verbs)
@@ -425,9 +430,7 @@ def verbs_of_a_list(verbs):
               "nothing. Exits 0 whatever the boots' verdicts, on purpose: "
               "it only boots (report.sh DIR fails on a failed boot); 1 "
               "when a job line is refused before any boot", cmd_run)
-    ru.add_argument("--jobs", type=positive, default=2, metavar="N",
-                    help="guests booted at once (default 2)")
-    ru.add_argument("dir", metavar="DIR")
+    jobs_and_dir(ru)
     sh = verb(verbs, "shard", "print the jobs of shard I of N (1 <= I <= "
               "N) of the job list JOBS (or standard input)", cmd_shard)
     sh.add_argument("shard", type=shard_spec, metavar="I/N")

@@ -159,7 +159,11 @@ PARSED = (
     Parsed("hotplug-255-vmware-7.3.log", "1", "1", "255", "1", "261120",
            "ok", "7", "7", {"pid_max_min": "2040", "pid_max_max": "4194304"}),
     Parsed("hotplug-255.log", "1", "1", "255", "1", "261120", "none",
-           "none", "0", {"plan": "6", "oks": "6", "failed": "none"}),
+           "none", "0", {"plan": "6", "oks": "6", "notoks": "0",
+                         "failed": "none", "pid_max_min": "2040",
+                         "pid_max_max": "4194304", "line_default": "261120",
+                         "line_min": "2040", "panic": "0", "oops": "0",
+                         "timed_out": "0"}),
     Parsed("kunit-hotplug-040.log", "1", "1", "40", "1", "40960", "ok", "7",
            "7", {"kunit_notoks": "0", "kunit_failed": "none"}),
     Parsed("kunit-module-hotplug-033-6.1.log", "1", "1", "33", "1", "32768",
@@ -218,11 +222,16 @@ HOLES = dict(cpus=64, possible=48, **V2)
 UNCHANGED = dict(HOLES, selftests="3", initrd_extra="/u.cpio")
 SELFTESTS = dict(cpus=1, selftests="3", initrd_extra="/s", **V1)
 # The edits below change the child's fork after the wrap, give QEMU a
-# last word, and put an RCU stall warning before init.
+# last word, and put an RCU stall warning, a WARNING or arm64's stack
+# dump before init.
 NEXT = r"^(# pidns: .*) next=300 "
 QEMU_SAID = "qemu-system-x86_64: terminating on signal 15 from pid 4242"
-STALL = (r"^Run /init as init process",
-         "rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:\n\\g<0>")
+INIT = r"^Run /init as init process"
+STALL = (INIT, "rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:\n\\g<0>")
+WARNING = (INIT, "WARNING: CPU: 0 PID: 1 at kernel/pid.c:650 "
+           "pid_idr_init+0x0/0x0\n\\g<0>")
+CALL_TRACE = (INIT, "Call trace:\n\\g<0>")
+OOPS = "the console shows an oops, BUG or WARNING"
 # Stock 6.1 with BASE_SMALL and 4097 CPU ids: its boot line states a
 # minimum above pid_max, and the guest's probes find nothing.
 EMPTY_RANGE = (
@@ -249,6 +258,50 @@ JUDGED = (
     Judged("an RCU stall", "hotplug-255.log", dict(cpus=255), "fail",
            ("log_scan",), "RCU STALL: the console shows an RCU CPU stall "
            "warning (under tcg)", (STALL,)),
+    Judged("a WARNING", "hotplug-255.log", dict(cpus=255), "fail",
+           ("log_scan",), OOPS, (WARNING,)),
+    Judged("pid_max off by one", "hotplug-255.log", dict(cpus=255), "fail",
+           ("pid_max",), "pid_max 261119, expected 261120",
+           ((r"^# pid_max: 261120", "# pid_max: 261119"),)),
+    Judged("an unscaled minimum", "hotplug-255.log", dict(cpus=255), "fail",
+           ("pid_max_min",), "pid_max_min 301, expected 2040",
+           ((r"^# pid_max_min: 2040", "# pid_max_min: 301"),)),
+    Judged("broken four ways", "hotplug-255.log", dict(cpus=255), "fail",
+           ("log_scan", "possible_cpus", "pid_max", "pid_max_min"),
+           OOPS + "; possible CPUs 254, expected 255; pid_max 32768, "
+           "expected 261120; pid_max_min 301, expected 2040",
+           ((r"^# pid_max: 261120", "# pid_max: 32768"),
+            (r"^# pid_max_min: 2040", "# pid_max_min: 301"),
+            (r"^# cpus: possible=0-254", "# cpus: possible=0-253"),
+            WARNING)),
+    Judged("upstream's boot line", "hotplug-255.log", dict(cpus=255), "pass",
+           edits=((r" minimum: 2040 \(nr_cpu_ids.*", " minimum: 2040"),)),
+    Judged("the guest's boot line bare", "hotplug-255.log", dict(cpus=255),
+           "pass", edits=((r"^(# boot_line: pid_max: default: 261120 "
+                           r"minimum: 2040) \(.*\)$", r"\1"),)),
+    Judged("the boot line's default", "hotplug-255.log", dict(cpus=255),
+           "fail", ("boot_line",), "boot line default/minimum 32768/2040, "
+           "expected 261120/2040",
+           ((r"default: 261120 minimum", "default: 32768 minimum"),)),
+    Judged("stock values on the boot line", "hotplug-255.log",
+           dict(cpus=255), "fail", ("boot_line",), "boot line default/"
+           "minimum 32768/301, expected 261120/2040",
+           ((r"^# boot_line: .*", "# boot_line: pid_max: default: 32768 "
+             "minimum: 301"),)),
+    Judged("a guest check failed", "hotplug-255.log", dict(cpus=255), "fail",
+           ("guest_checks",), "guest checks failed: pid_max_min_probe",
+           ((r"^ok 3 pid_max_min_probe",
+             "not ok 3 pid_max_min_probe # 1 was accepted"),)),
+    Judged("a guest result missing", "hotplug-255.log", dict(cpus=255),
+           "fail", ("guest_checks",), "5 guest results for a plan of 6",
+           ((r"^ok 5 .*\n", ""),)),
+    Judged("cut before init", "hotplug-255.log", dict(cpus=255), "fail",
+           NO_GUEST + NO_VALUES, "the guest's init never reported (qemu "
+           "exit 0); 0 guest results for a plan of none",
+           ((r"^PIDMAX-HARNESS-BEGIN(.|\n)*", ""),)),
+    Judged("an empty log", "hotplug-255.log", dict(cpus=255), "fail",
+           NO_GUEST + NO_VALUES, "the guest's init never reported (qemu "
+           "exit 0)", ((r"(.|\n)+", ""),)),
     Judged("no writable value", "hotplug-255.log",
            dict(cpus=4097, small=True), "fail",
            ("pid_max_min", "pid_max_max", "boot_line"),
@@ -279,6 +332,19 @@ JUDGED = (
     Judged("a case short", "kunit-hotplug-040.log", dict(cpus=40, **V1),
            "fail", ("kunit",), "KUnit suite pid_max: 6 results for a plan "
            "of 7", ((r"^    ok 7 .*\n", ""),)),
+    Judged("a case failed", "kunit-hotplug-040.log", dict(cpus=40, **V1),
+           "fail", ("kunit",), "KUnit suite pid_max: notok, failed cases: "
+           "pid_max_no_overflow",
+           ((r"^    ok 6 pid_max_no_overflow",
+             "    not ok 6 pid_max_no_overflow"),
+            (r"^ok 1 pid_max$", "not ok 1 pid_max"))),
+    Judged("a case gone", "kunit-hotplug-040.log", dict(cpus=40, **V1),
+           "fail", ("kunit",), "KUnit suite pid_max: case "
+           "pid_max_base_small is missing",
+           ((r"^    ok 5 .*\n", ""), (r"^    1\.\.7$", "    1..6"))),
+    Judged("cut in the suite", "kunit-hotplug-040.log", dict(cpus=40, **V1),
+           "fail", NO_GUEST + ("kunit",) + NO_VALUES, "KUnit suite pid_max: "
+           "running, failed cases: none", ((r"^    ok 4 (.|\n)*", ""),)),
     Judged("as planned", "kunit-module-hotplug-033-6.1.log",
            dict(cpus=33, small=True, kunit="m", cases="v2"), "pass"),
     Judged("without BASE_SMALL", "kunit-module-hotplug-033-6.1.log",
@@ -308,12 +374,20 @@ JUDGED = (
            ("panic",) + NO_GUEST + ("kunit", "log_scan") + NO_VALUES,
            "online CPUs none, expected 255: the kernel brought up 203, CPUs "
            "203-254 never came up"),
+    Judged("init killed first", "starved-online-255.log",
+           dict(cpus=255, online=255, **V1), "panic",
+           ("panic",) + NO_GUEST + ("kunit", "log_scan") + NO_VALUES,
+           "PANIC: the kernel panicked: " + KILL_INIT + "; "),
     Judged("more brought up than asked", "starved-online-255.log",
            dict(cpus=255, **V1), "panic",
            ("panic",) + NO_GUEST + ("kunit", "log_scan") + NO_VALUES,
            "online CPUs none, expected 1: the kernel brought up 203; "),
     Judged("before the pidns check", "extended-064.log",
            dict(cpus=64, **V1), "pass"),
+    Judged("a bad write accepted", "extended-064.log", dict(cpus=64, **V1),
+           "fail", ("guest_checks",), "guest checks failed: "
+           "bad_write_2pow63", ((r"^ok ([0-9]*) bad_write_2pow63$",
+                                 r"not ok \1 bad_write_2pow63 # accepted"),)),
     Judged("pidns never measured", "extended-064.log",
            dict(cpus=64, pidns="global", **V1), "fail", ("pid_namespace",),
            "child/written/first PID/parent none none none none, expected "
@@ -338,6 +412,11 @@ JUDGED = (
            dict(cpus=64, online=64, pidns="namespace", **V1), "fail",
            ("pid_namespace",), "the fork after PID 1511 got 1511",
            ((NEXT, r"\1 next=1511 "),)),
+    Judged("pidns lines gone", "extended-064-7.3.log",
+           dict(cpus=64, online=64, pidns="namespace", **V1), "fail",
+           ("pid_namespace",), "child/written/first PID/parent none none "
+           "none none, expected 4194304 1512 1511 65536",
+           ((r"^# pidns: .*\n", ""),)),
     Judged("the override", "sysctl-override.log",
            dict(cpus=64, pid_max="30000", **V1), "pass"),
     Judged("the formula's", "sysctl-override.log", dict(cpus=64, **V1),
@@ -354,11 +433,25 @@ JUDGED = (
     Judged("three passed", "selftests-7.3.log", SELFTESTS, "pass"),
     Judged("four packed", "selftests-7.3.log", dict(SELFTESTS, selftests="4"),
            "fail", ("selftests",), "kernel selftests passed: 3, expected 4"),
+    Judged("one failed", "selftests-7.3.log", SELFTESTS, "fail",
+           ("guest_checks", "selftests"), "guest checks failed: "
+           "selftest_pidns_init_via_setns; kernel selftests passed: 2, "
+           "expected 3",
+           ((r"^ok 7 (selftest_pidns_init_via_setns)$",
+             r"not ok 7 \1 # exit 1"),)),
+    Judged("one skipped", "selftests-7.3.log", SELFTESTS, "fail",
+           ("selftests",), "kernel selftests passed: 2, expected 3",
+           ((r"^ok 6 selftest_pid_max$", r"\g<0> # SKIP exit 4"),)),
     Judged("the series'", "arm64-holes-064-h1-16-7.3.log", HOLES, "pass"),
     Judged("the stock model", "arm64-holes-064-h1-16-7.3.log",
            dict(HOLES, cpus=48, model="stock"), "fail",
            ("pid_max", "pid_max_min", "boot_line"),
            "pid_max 65536, expected 49152; pid_max_min 512, expected 384"),
+    Judged("an RCU stall on arm64", "arm64-holes-064-h1-16-7.3.log", HOLES,
+           "fail", ("log_scan",), "RCU STALL: the console shows an RCU CPU "
+           "stall warning (under tcg)", (STALL,)),
+    Judged("arm64's stack dump", "arm64-holes-064-h1-16-7.3.log", HOLES,
+           "fail", ("log_scan",), OOPS, (CALL_TRACE,)),
     Judged("recorded, not judged",
            "arm64-holes-064-selftests-unchanged-7.3.log",
            dict(UNCHANGED, selftests_judged="no"), "pass"),
@@ -407,6 +500,25 @@ class RecordedTest(unittest.TestCase):
                 if row.job.get("selftests_judged") == "no":
                     want += ("selftests",)
                 self.assertEqual(skipped(v), want)
+
+    def test_the_lines_of_a_boot(self):
+        """The judge's whole answer, in its lines: the verdict, then each
+        check in the order of CHECKS, a check of the child pid namespace
+        or the selftests only when the job asks for it."""
+        plain = [f"check={c}\tresult=ok\treason=" for c in CHECK_NAMES[:13]]
+        plain[4] = ("check=kunit\tresult=skip\treason=the kernel is built "
+                    "without CONFIG_PID_MAX_KUNIT_TEST")
+        v = judge.judge(job(255), record("hotplug-255.log"))
+        self.assertEqual(v.lines(), ["verdict=pass\treason="] + plain)
+        v = judge.judge(job(64, online=64, **V1),
+                        record("extended-064-7.3.log"))
+        self.assertNotIn("pid_namespace", [c.name for c in v.checks])
+        self.assertEqual(len(v.checks), 13)
+        v = judge.judge(job(**dict(UNCHANGED, selftests_judged="no")),
+                        record("arm64-holes-064-selftests-unchanged-7.3.log"))
+        self.assertEqual(v.lines()[-1], "check=selftests\tresult=skip\t"
+                         "reason=recorded, not judged: 2 of 3 passed, "
+                         "failed: pid_max")
 
     def test_every_check_fails_and_passes(self):
         """The table makes each check of the judge fail at least once and

@@ -15,15 +15,12 @@
 set -euo pipefail
 
 judge_boot() {
-	local here out
-	here=$(dirname "${BASH_SOURCE[0]}")
-	out=$(PIDMAX_PROG=judge.sh PYTHONPATH=$here${PYTHONPATH:+:$PYTHONPATH} \
-		python3 -m pidmax judge "$1" "$2") || return 1
+	local out
+	out=$(PIDMAX_PROG=judge.sh "$(dirname "${BASH_SOURCE[0]}")/pidmax.sh" judge "$1" "$2") || return 1
 	# shellcheck disable=SC2034 # read by the caller
 	mapfile -t JUDGE_LINES <<<"$out"
 }
 
 if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
-	here=$(dirname "${BASH_SOURCE[0]}")
-	PIDMAX_PROG=${0##*/} PYTHONPATH=$here${PYTHONPATH:+:$PYTHONPATH} exec python3 -m pidmax judge "$@"
+	PIDMAX_PROG=${0##*/} exec "$(dirname "${BASH_SOURCE[0]}")/pidmax.sh" judge "$@"
 fi

@@ -1,7 +1,8 @@
 # shellcheck shell=bash
 # test-arm64.sh - the second architecture: its tables, the formula's two
-# models, the holes tier's plan, device tree and boot, and recorded arm64
-# boots judged by each model.
+# models, the holes tier's plan, device tree and boot, and the report of
+# a recorded arm64 boot (how each model judges the recorded arm64 boots
+# is harness/pidmax/tests/test_recorded.py's).
 # Sourced by run-tests.sh (helpers.sh gives TMP, FIX, HARNESS, TESTS).
 
 # arm64_config: an arm64 .config of 7.3 (a recorded x86 one with the
@@ -124,43 +125,6 @@ test_boot_holes_job() {
 	return $rc
 }
 
-# judge_line JOB LOG: the verdict line of LOG judged against JOB.
-judge_line() {
-	local rec
-	rec=$("$HARNESS/parse-console.sh" "$2") || return 1
-	judge_boot "$1" "$rec"
-	printf '%s\n' "${JUDGE_LINES[@]}"
-}
-
-# A recorded arm64 boot of 7.3 with the series on the holes machine
-# (possible 0,17-63): right by the series' model, wrong by the stock
-# model; the tree's own selftests there, recorded and not judged, and
-# failing the boot when judged.
-test_judge_recorded_holes() {
-	local rc=0 out job
-	# The recorded boots ran the suite of today's series.
-	PIDMAX_KUNIT_CASES=$HARNESS/config/kunit-pid_max.cases
-	. "$HARNESS/judge.sh"
-	arm64_config || return 1
-	out=$("$HARNESS/plan.sh" --kernel /k --config "$TMP/config-arm64" --initrd /i --label a \
-		--cpus "" --online "" --holes 64 --scenarios no --selftests-unchanged "/u.cpio 3" |
-		sed 's/\tkunit=0/\tkunit=1/')
-	job=$(grep -P 'name=a-holes-064-h1-16\t' <<<"$out")
-	expect_eq "series" "$(judge_line "$job" "$FIX/arm64-holes-064-h1-16-7.3.log" | sed -n 1p)" \
-		"verdict=pass	reason=" || rc=1
-	job=$(sed 's/\tpid_max=65536\t/\tpid_max=49152\t/' <<<"$job")
-	expect_eq "stock model" "$(judge_line "$job" "$FIX/arm64-holes-064-h1-16-7.3.log" | sed -n 1p)" \
-		"verdict=fail	reason=pid_max 65536, expected 49152" || rc=1
-	job=$(grep -- '-selftests-unchanged' <<<"$out")
-	out=$(judge_line "$job" "$FIX/arm64-holes-064-selftests-unchanged-7.3.log")
-	expect_eq "recorded" "$(head -n 1 <<<"$out") $(grep 'check=selftests' <<<"$out")" \
-		"verdict=pass	reason= check=selftests	result=skip	reason=recorded, not judged: 2 of 3 passed, failed: pid_max" || rc=1
-	job=${job/$'\t'selftests_judged=no/}
-	expect_eq "judged" "$(judge_line "$job" "$FIX/arm64-holes-064-selftests-unchanged-7.3.log" | sed -n 1p)" \
-		"verdict=fail	reason=guest checks failed: selftest_pid_max; kernel selftests passed: 2, expected 3" || rc=1
-	return $rc
-}
-
 # The baseline of a holes job: the stock model's values, and every
 # selftest judged there (the tree's own, recorded on the patched
 # kernel, and the series', which must pass without the series too).
@@ -178,25 +142,6 @@ test_baseline_holes() {
 		"possible=48 pid_max=49152 pid_max_min=384 line_default=49152 line_min=384 model=stock" || rc=1
 	expect_eq "selftests" "$(grep -o -e 'name=[^[:space:]]*selftests[^[:space:]]*' -e 'selftests_judged=[a-z]*' <<<"$out" | paste -sd' ')" \
 		"name=a-stock-holes-064-h1-16-selftests selftests_judged=yes name=a-stock-holes-064-h1-16-selftests-unchanged selftests_judged=yes" || rc=1
-	return $rc
-}
-
-# An RCU CPU stall warning fails a boot with that reason, and arm64's
-# "Call trace:" counts as a stack dump.
-test_judge_rcu_stall() {
-	local rc=0 out job log="$TMP/stall.log"
-	PIDMAX_KUNIT_CASES=$HARNESS/config/kunit-pid_max.cases
-	. "$HARNESS/judge.sh"
-	arm64_config || return 1
-	job=$("$HARNESS/plan.sh" --kernel /k --config "$TMP/config-arm64" --initrd /i --label a \
-		--cpus "" --online "" --holes 64 --scenarios no | grep -P 'h1-16\t' | sed 's/\tkunit=0/\tkunit=1/')
-	sed 's/^Run \/init as init process/rcu: INFO: rcu_preempt detected stalls on CPUs\/tasks:\n&/' \
-		"$FIX/arm64-holes-064-h1-16-7.3.log" >"$log"
-	out=$(judge_line "$job" "$log" | sed -n 1p)
-	expect_eq "stall" "$out" "verdict=fail	reason=RCU STALL: the console shows an RCU CPU stall warning (under tcg)" || rc=1
-	sed 's/^Run \/init as init process/Call trace:\n&/' "$FIX/arm64-holes-064-h1-16-7.3.log" >"$log"
-	out=$(judge_line "$job" "$log" | sed -n 1p)
-	expect_eq "trace" "$out" "verdict=fail	reason=the console shows an oops, BUG or WARNING" || rc=1
 	return $rc
 }
 

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# test-formula.sh - the job line format through the shell's door (job_field), and a 6.12 console judged; the formula, the CPU list parser and the .config reader are the package's (pidmax/tests).
+# test-formula.sh - the job line format through the shell's door (job_field); the formula, the CPU list parser, the .config reader and the recorded consoles judged are the package's (pidmax/tests).
 # Sourced by run-tests.sh (helpers.sh gives TMP, FIX, HARNESS, TESTS).
 
 # The job format: values with spaces and '=' survive, a TAB is refused.
@@ -16,12 +16,5 @@ test_job_fields() {
 		echo "an unknown field was accepted"
 		rc=1
 	fi
-	return $rc
-}
-
-test_tree_6_12() {
-	local rc=0
-	# A real 6.12 console, with its KUnit suite.
-	expect_eq "6.12 online 64" "$(judge "$FIX/online-064-6.12.log" 64 64 0 1 1)" pass || rc=1
 	return $rc
 }

@@ -6,6 +6,7 @@
 #   TESTS, HARNESS, FIX   the tests, the harness, the recorded logs
 #   skip REASON           end the test as a KTAP SKIP with REASON
 #   needs CMD PACKAGE     skip unless CMD is on this machine
+#   unreachable_apt       needs apt-get, whose fetches fail at once
 #   fake_build DIR        a build folder whose gen_init_cpio is a fake:
 #                         a sweep with --kernel FILE needs no kernel tree
 #
@@ -32,6 +33,14 @@ skip() {
 # needs CMD PACKAGE: skip the test unless CMD is installed.
 needs() {
 	command -v "$1" >/dev/null || skip "$1 not found (Debian package $2)"
+}
+
+# unreachable_apt: needs apt-get, and the apt of this test gives up on an
+# unreachable archive at once, not after its retries (7 s a fetch).
+unreachable_apt() {
+	needs apt-get apt
+	printf 'Acquire::Retries "0";\n' >"$TMP/apt.conf"
+	export APT_CONFIG=$TMP/apt.conf
 }
 
 # fake_build DIR: DIR/bin/gen_init_cpio writes a stand-in initramfs, so

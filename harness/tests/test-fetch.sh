@@ -6,7 +6,7 @@
 # behind (the sweep then plans the wide tiers as skips).
 test_fetch_qemu_unreachable() {
 	local rc=0 err status=0
-	needs apt-get apt
+	unreachable_apt
 	err=$(PIDMAX_BACKPORTS="http://127.0.0.1:9/debian bookworm-backports main" \
 		"$HARNESS/fetch-qemu.sh" "$TMP/fq" 2>&1 >/dev/null) || status=$?
 	expect_eq "status" "$status" 3 || rc=1
@@ -41,7 +41,7 @@ test_debian_mirror_from_sources() {
 
 # An unreachable suite: exit 3, one message, nothing left behind.
 test_fetch_deb_unreachable() {
-	needs apt-get apt
+	unreachable_apt
 	local err status=0
 	err=$(PIDMAX_MIRROR=http://127.0.0.1:9/debian "$HARNESS/fetch-deb.sh" "$TMP/d/src" \
 		trixie-backports linux-source-7.3 2>&1 >/dev/null) || status=$?
@@ -54,7 +54,7 @@ test_fetch_deb_unreachable() {
 # trixie-backports): the sweep ends, every tier asked of it a SKIP with
 # the reason, nothing a failure.
 test_sweep_unreachable_tree_skips() {
-	needs apt-get apt
+	unreachable_apt
 	local out
 	fake_build "$TMP/build"
 	out=$(PIDMAX_MIRROR=http://127.0.0.1:9/debian "$HARNESS/sweep-smp.sh" --tree 7.3 \
@@ -69,7 +69,7 @@ test_sweep_unreachable_tree_skips() {
 # The checks that need a tree's source say so when its suite is
 # unreachable: one KTAP SKIP with the reason, exit 0, nothing built.
 test_tree_checks_unreachable_skip() {
-	needs apt-get apt
+	unreachable_apt
 	local out cmd rc=0
 	for cmd in "ci/build-prefixes.sh --build-dir $TMP/b 7.3" "ci/kunit-uml.sh --build-dir $TMP/b --tree 7.3"; do
 		# shellcheck disable=SC2086 # the command's words

@@ -57,48 +57,24 @@ possible-4097,small,4097,32768,32776,32768,32768,no" || rc=1
 	return $rc
 }
 
-# The split: every job in exactly one shard, for N = 1..8, and the heavy
-# boots spread.
+# shard.sh I/N [JOBS]: the jobs of shard I of N, from the file JOBS or
+# standard input, in the list's order, the heaviest boot alone in shard
+# 1 of 2; an I past N is a usage error. The split itself (every job in
+# one shard for N = 1..8, the heavy boots spread) is
+# harness/pidmax/tests/test_shard.py's.
 test_shard_split() {
-	local n i rc=0 jobs="$TMP/shard-jobs"
-	job_kernel "$FIX/config-6.1-full" "$FIX/config-6.1-full" /i s tcg
-	{
-		for i in 1 2 3 4 5 6 7 8 9 10 33 64 128 255; do
-			make_job "hotplug-$i" hotplug "$i" 1 "1,maxcpus=$i"
-		done
-		for i in 1 64 128 192 255; do
-			make_job "online-$i" online "$i" "$i" "$i"
-		done
-	} >"$jobs"
-	for ((n = 1; n <= 8; n++)); do
-		for ((i = 1; i <= n; i++)); do
-			"$HARNESS/shard.sh" "$i/$n" "$jobs"
-		done | sort >"$TMP/all"
-		cmp -s "$TMP/all" <(sort "$jobs") || {
-			echo "N=$n: the shards do not hold every job exactly once"
-			rc=1
-		}
-	done
-	# The two heaviest (192 and 255 online) go to shards 1 and 2, the
-	# 128 to shard 3, and shard 4 gets the most light boots.
-	expect_eq "4 shards, heavy boots" "$(for i in 1 2 3 4; do
-		"$HARNESS/shard.sh" "$i/4" "$jobs" | grep -cE $'\tsmp=(128|192|255)\t' || true
-	done | tr '\n' ' ')" "1 1 1 0 " || rc=1
-	# Worked out by hand from job_weight's formula (100 + 4 online +
-	# online^2/40 + ids/8 + ids^2/61000): online 255, 192, 128, 64 weigh
-	# 2777, 1813, 1037, 466, hotplug 255, 128, 64, 33 weigh 136, 120,
-	# 112, 108, hotplug 8-10 105, hotplug 1-7 and online 1 104.
-	# Heaviest first, each to the least-loaded shard: 255 to shard 1,
-	# 192 to 2, then shard 3 takes 128 and 64 online and hotplug 255,
-	# 128, 64 (1871); from there shards 2 and 3 alternate, 2 taking
-	# hotplug 33, 9, 1, 3, 5, 7.
-	expect_eq "shard 2 of 3" "$("$HARNESS/shard.sh" 2/3 "$jobs" | cut -f1 | paste -sd' ')" \
-		"name=s-hotplug-1 name=s-hotplug-3 name=s-hotplug-5 name=s-hotplug-7 name=s-hotplug-9 name=s-hotplug-33 name=s-online-192" || rc=1
-	expect_eq "shard 1 of 3" "$("$HARNESS/shard.sh" 1/3 "$jobs" | cut -f1)" "name=s-online-255" || rc=1
-	if "$HARNESS/shard.sh" 5/4 "$jobs" >/dev/null 2>&1; then
-		echo "shard 5/4 accepted"
+	local rc=0 jobs="$TMP/shard-jobs" out status=0
+	"$HARNESS/plan.sh" --kernel /k --config "$FIX/config-6.1-full" --initrd /i --label s \
+		--cpus 1,255 --online 64,255 --scenarios no >"$jobs"
+	expect_eq "1/2" "$("$HARNESS/shard.sh" 1/2 "$jobs" | cut -f1)" "name=s-online-255" || rc=1
+	expect_eq "2/2" "$("$HARNESS/shard.sh" 2/2 <"$jobs" | cut -f1 | paste -sd' ')" \
+		"name=s-hotplug-001 name=s-hotplug-255 name=s-online-064" || rc=1
+	out=$("$HARNESS/shard.sh" 5/4 "$jobs" 2>&1) || status=$?
+	expect_eq "5/4 exit status" "$status" 2 || rc=1
+	[[ $out == *"shard '5/4': want I/N with 1 <= I <= N"* ]] || {
+		echo "5/4: $out"
 		rc=1
-	fi
+	}
 	return $rc
 }
 

@@ -138,7 +138,7 @@ wide_config() {
 # shard folders PREFIX1..PREFIXN, as N runners with --shard I/N would
 # have left them (shard.sh's split, the same logs).
 split_run() {
-	local i d line
+	local i d skip name names
 	for ((i = 1; i <= $2; i++)); do
 		d="$3$i"
 		mkdir -p "$d/boots"
@@ -146,10 +146,10 @@ split_run() {
 		echo "$i/$2" >"$d/shard"
 		"$HARNESS/shard.sh" "$i/$2" "$1/plan" >"$d/jobs"
 		# (a skipped job has no log)
-		while IFS= read -r line; do
-			[[ $(job_field "$line" skip) != none ]] ||
-				cp "$1/boots/$(job_field "$line" name).log"* "$d/boots/"
-		done <"$d/jobs"
+		names=$("$HARNESS/pidmax.sh" field name skip <"$d/jobs")
+		while IFS=$'\t' read -r name skip; do
+			[[ $skip != none ]] || cp "$1/boots/$name.log"* "$d/boots/"
+		done <<<"$names"
 	done
 }
 

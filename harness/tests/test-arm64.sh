@@ -30,11 +30,15 @@ test_arch_tables() {
 	return $rc
 }
 
-# fields JOB KEY...: "KEY=VALUE ..." of JOB for those keys, in order.
+# fields JOB KEY...: "KEY=VALUE ..." of JOB for those keys, in order (as
+# job_field reads them, all in one start of the package's reader).
 fields() {
-	local k out=""
-	for k in "${@:2}"; do
-		out+="$k=$(job_field "$1" "$k") "
+	local i out=""
+	local -a keys=("${@:2}") values
+	mapfile -t values < <("$HARNESS/pidmax.sh" field "${keys[@]}" <<<"$1" | tr '\t' '\n')
+	((${#values[@]} == ${#keys[@]})) || return 1
+	for i in "${!keys[@]}"; do
+		out+="${keys[i]}=${values[i]} "
 	done
 	echo "${out% }"
 }

@@ -23,17 +23,18 @@ def info(prog, text):
 def write_jobs(out, b, stock):
     """B's plan and jobs (OUT's on the stock kernels STOCK), its kernels
     and OUT's shard, if it has one; the number of guests to boot."""
+    stock_lines = {}
     for name in ("plan", "jobs"):
         with open(os.path.join(out, name), encoding=joblist.ENCODING) as f:
-            lines = [baseline.stock_job(x, stock)
-                     for x in f.read().splitlines()]
-        joblist.write_lines(os.path.join(b, name), lines)
+            stock_lines[name] = [baseline.stock_job(x, stock)
+                                 for x in f.read().splitlines()]
+        joblist.write_lines(os.path.join(b, name), stock_lines[name])
     joblist.write_lines(os.path.join(b, "kernels"),
                         [f"{label}-stock {sk.kernel_id(kernel)}"
                          for label, (kernel, _, _) in stock.items()])
     if os.path.exists(os.path.join(out, "shard")):
         shutil.copyfile(os.path.join(out, "shard"), os.path.join(b, "shard"))
-    return sum("\tskip=" not in x for x in lines)
+    return sum("\tskip=" not in x for x in stock_lines["jobs"])
 
 
 def run(out, pairs, jobs=2, settings=Settings(), prog="run-baseline.sh"):

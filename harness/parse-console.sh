@@ -5,7 +5,7 @@
 #
 # Usage: harness/parse-console.sh [--write] LOG
 # With --write the record and the nested KTAP are also kept beside the
-# log (LOG.record and LOG.nested), where the runner and the reporter
-# read them instead of parsing again.
+# log in its judged record (LOG.json, harness/pidmax/boot.py), where the
+# runner and the reporter read them instead of parsing again.
 set -euo pipefail
 PIDMAX_PROG=${0##*/} exec "$(dirname "${BASH_SOURCE[0]}")/pidmax.sh" parse "$@"

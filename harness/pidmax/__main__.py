@@ -222,11 +222,14 @@ def cmd_budget(args):
 def cmd_boot(args):
     from . import guest, joblist
     from .stops import Stop
+    meta = args.log + ".meta"
+    if os.path.exists(meta):
+        os.remove(meta)
     g = guest.Guest(joblist.fields(args.job), args.log,
                     os.environ.get("BOOT_STYLE"), args.settings)
     try:
         g.start()
-        g.wait()
+        joblist.write_lines(meta, [g.wait()])
     except Stop:
         g.kill()
         raise
@@ -441,7 +444,7 @@ def verbs_of_a_boot(verbs):
     pa = verb(verbs, "parse", "print the record of one console LOG",
               cmd_parse)
     pa.add_argument("--write", action="store_true",
-                    help="also keep LOG.record and LOG.nested beside it")
+                    help="also keep the judged record LOG.json beside it")
     pa.add_argument("log", metavar="LOG")
     bo = verb(verbs, "boot", "boot the guest of one JOB line, its console "
               "into LOG and how it ended into LOG.meta ($QEMU overrides the "

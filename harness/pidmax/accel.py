@@ -43,10 +43,10 @@ def probe(build, kernel, config, initrd, settings=Settings()):
     try:
         g = guest.Guest(job, log, settings=settings)
         g.start()
-        g.wait()
+        meta = g.wait()
     except ValueError:
         return "tcg"
-    record = joblist.fields(console.parse(log)[0])
+    record = joblist.fields(console.parse(log, meta)[0])
     return "kvm" if record.get("end") == "1" else "tcg"
 
 

@@ -1,65 +1,113 @@
 """One boot's result, kept beside its console log: parsed once, judged once.
 
-LOG.record holds the record (console.py) after a parser=ID field, and
-LOG.nested the KTAP to nest under the boot's checks, each line behind
-its section's name and a TAB. LOG.verdict holds the judge's lines after
-a judge=ID field, where ID names the judge's code and the job and the
-record it judged. The record's ID names the parser's code and the
-bytes of LOG, LOG.meta and LOG.qemu it was made from (a hash, never a
-time: cp -p, tar and rsync -t keep a replaced log's old mtime). A kept
-record made by other code or from other bytes is made again, and so is
-a verdict of anything else.
+A boot keeps three files: LOG (the guest's serial console), LOG.qemu
+(QEMU's own output) and LOG.json, the judged record: one JSON object
+with
+  meta     how the boot ended ("qemu_exit=N timed_out=0|1 seconds=S"),
+           which the runner writes as the guest ends;
+  parser   the ID the record was made under, record its fields (the
+           parser's, console.py) and nested the KTAP to nest under the
+           boot's checks, each line behind its section's name and a TAB;
+  judge    the ID the verdict was made under, verdict the judge's lines.
+The parser's ID names the parser's code and the bytes of LOG, the meta
+and LOG.qemu (a hash, never a time: cp -p, tar and rsync -t keep a
+replaced log's old mtime); the judge's names the judge's code, the job
+and the record. A record or verdict kept under another ID is made
+again. A folder from before LOG.json kept the meta in LOG.meta (and the
+rest in LOG.record, LOG.nested and LOG.verdict, no longer read): its
+meta is read from there, and LOG.json written beside it.
 """
 import functools
 import hashlib
+import json
 import os
 
 from . import console, joblist, judge
 
 ENCODING = console.ENCODING
+JUDGED = ".json"
+# The files of one boot before LOG.json, which a new boot of the same
+# name replaces.
+OLDER = (".meta", ".record", ".nested", ".verdict")
 
 
-def log_id(log):
-    """What identifies the bytes of LOG, LOG.meta and LOG.qemu."""
+def load(log):
+    """The judged record of LOG as a dict; empty when there is none or
+    it is damaged (it is then made again)."""
+    try:
+        with open(log + JUDGED, encoding="ascii") as f:
+            kept = json.load(f)
+    except (FileNotFoundError, UnicodeDecodeError, ValueError):
+        return {}
+    return kept if isinstance(kept, dict) else {}
+
+
+def save(log, kept):
+    """Write KEPT as LOG's judged record, through a rename."""
+    joblist.write_lines(log + JUDGED, [json.dumps(kept)])
+
+
+def forget(log):
+    """Remove what an earlier boot into LOG left: its judged record and
+    the files of a boot from before it."""
+    for end in (JUDGED, *OLDER):
+        if os.path.lexists(log + end):
+            os.remove(log + end)
+
+
+def keep_meta(log, meta):
+    """Start LOG's judged record with how its boot ended (META)."""
+    save(log, {"meta": meta})
+
+
+def meta_of(log, kept):
+    """The boot's meta line: KEPT's, else an older folder's LOG.meta,
+    else console.DEFAULT_META."""
+    meta = kept.get("meta")
+    return meta if isinstance(meta, str) else console.read_meta(log)
+
+
+def log_id(log, meta):
+    """What identifies the bytes of LOG, its META and LOG.qemu."""
     h = hashlib.sha256()
-    for path in (log, log + ".meta", log + ".qemu"):
+    for path in (log, log + ".qemu"):
         try:
             with open(path, "rb") as f:
                 h.update(f.read())
         except FileNotFoundError:
             h.update(b"(none)")
         h.update(b"\0")
+    h.update(meta.encode(ENCODING))
     return h.hexdigest()[:16]
 
 
-def _kept(path, tag):
-    """The lines of PATH after its first field TAG, when it has that tag."""
-    if not os.path.isfile(path):
-        return None
-    with open(path, encoding=ENCODING) as f:
-        lines = f.read().split("\n")
-    first, _, rest = lines[0].partition("\t")
-    if first != tag:
-        return None
-    return [rest] + lines[1:-1]
+def _strings(r, nested):
+    """R is a dict of strings and NESTED a list of them, as the parser
+    makes them (else a damaged record: parsed again)."""
+    return isinstance(r, dict) and isinstance(nested, list) and all(
+        isinstance(x, str) for x in (*r, *r.values(), *nested))
 
 
-def _keep(path, tag, lines):
-    """Write LINES into PATH, the first behind TAG, through a rename."""
-    joblist.write_lines(path, [tag + "\t" + lines[0]] + lines[1:])
+def _record(log, parser):
+    """(judged record, record fields, nested lines) of LOG, the record
+    parsed again unless kept under this parser and these bytes."""
+    kept = load(log)
+    meta = meta_of(log, kept)
+    tag = f"parser={parser or console.parser_id()}.{log_id(log, meta)}"
+    r, nested = kept.get("record"), kept.get("nested")
+    if kept.get("parser") == tag and _strings(r, nested):
+        return kept, r, nested
+    line, nested = console.parse(log, meta)
+    r = joblist.fields(line)
+    kept = {"meta": meta, "parser": tag, "record": r, "nested": nested}
+    save(log, kept)
+    return kept, r, nested
 
 
 def record(log, parser=None):
     """(record fields, nested lines) of the boot LOG, parsed at most once."""
-    tag = f"parser={parser or console.parser_id()}.{log_id(log)}"
-    kept = _kept(log + ".record", tag)
-    if kept is not None and os.path.isfile(log + ".nested"):
-        with open(log + ".nested", encoding=ENCODING) as f:
-            return joblist.fields(kept[0]), f.read().split("\n")[:-1]
-    line, nested = console.parse(log)
-    joblist.write_lines(log + ".nested", nested)
-    _keep(log + ".record", tag, [line])
-    return joblist.fields(line), nested
+    _, r, nested = _record(log, parser)
+    return r, nested
 
 
 def judge_id(job_line, record_line):
@@ -81,15 +129,14 @@ def _judge_code():
 def verdict(log, job_line, parser=None):
     """(Verdict, record fields, nested lines) of the boot LOG of the job
     JOB_LINE, judged at most once."""
-    parser = parser or console.parser_id()
-    r, nested = record(log, parser)
+    kept, r, nested = _record(log, parser)
     tag = "judge=" + judge_id(job_line, joblist.line(r))
-    kept = _kept(log + ".verdict", tag)
-    if kept:
+    if kept.get("judge") == tag:
         try:
-            return judge.read_verdict(kept), r, nested
-        except (KeyError, ValueError):
-            pass  # A verdict file damaged since: judged again.
+            return judge.read_verdict(kept["verdict"]), r, nested
+        except (AttributeError, KeyError, IndexError, TypeError,
+                ValueError):
+            pass  # A verdict damaged since: judged again.
     v = judge.judge(joblist.fields(job_line), r)
-    _keep(log + ".verdict", tag, v.lines())
+    save(log, dict(kept, judge=tag, verdict=v.lines()))
     return v, r, nested

@@ -276,14 +276,15 @@ class Parser:
 
 
 def read_meta(log):
-    """The first line of LOG.meta (boot-guest.sh), its words TAB-joined."""
+    """The first line of LOG.meta (boot-guest.sh's, and a results folder's
+    from before boot.py's LOG.json), else DEFAULT_META."""
     meta = DEFAULT_META
     try:
         with open(log + ".meta", encoding=ENCODING) as f:
             meta = f.readline().strip(" \t\n")
     except FileNotFoundError:
         pass
-    return meta.replace(" ", "\t")
+    return meta
 
 
 def qemu_said(log, most=200):
@@ -336,8 +337,10 @@ def tree(nested):
     return sections
 
 
-def parse(log):
-    """(record line, nested lines) of the console LOG."""
+def parse(log, meta=None):
+    """(record line, nested lines) of the console LOG, whose boot ended
+    as META says ("qemu_exit=N timed_out=0|1 seconds=S"; by default
+    LOG.meta's, read_meta)."""
     if not os.access(log, os.R_OK):
         raise ValueError(f"{log} is not readable")
     p = Parser()
@@ -345,7 +348,8 @@ def parse(log):
         for raw in f:
             p.feed(raw)
     body = "\t".join(f"{k}={v}" for k, v in p.fields().items())
-    return read_meta(log) + f"\tqemu_said={qemu_said(log)}\t" + body, \
+    meta = read_meta(log) if meta is None else meta
+    return meta.replace(" ", "\t") + f"\tqemu_said={qemu_said(log)}\t" + body, \
         [f"{s}\t{t}" for s, t in p.nested]
 
 

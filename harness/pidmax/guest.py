@@ -1,5 +1,6 @@
 """One boot: a job's QEMU guest on its machine, its serial console kept in
-LOG, how it ended in LOG.meta ("qemu_exit=.. timed_out=0|1 seconds=..").
+LOG and QEMU's own output in LOG.qemu; wait() says how it ended ("qemu_exit=..
+timed_out=0|1 seconds=..", the meta), which its caller keeps.
 
 The job's kernel, initrd, accel (tcg or kvm; TCG on one host thread up
 to TCG_SINGLE_MAX vCPUs), smp ("N" or "N,maxcpus=M"), machine (a row of
@@ -170,9 +171,8 @@ class Guest:
 
     def __init__(self, job, log, style=None, settings=Settings()):
         self.job, self.log = job, log
-        for old in (log, log + ".meta"):
-            if os.path.exists(old):
-                os.remove(old)
+        if os.path.exists(log):
+            os.remove(log)
         self.cmd, self.made = command(job, log, style, settings)
         self.proc, self.start_time = None, 0.0
 
@@ -186,7 +186,8 @@ class Guest:
                 out.write(f"{self.cmd[0]}: {err}\n")
 
     def wait(self):
-        """Wait for the guest, at most its timeout; write LOG.meta."""
+        """Wait for the guest, at most its timeout; how it ended (the
+        meta line)."""
         rc, timed_out = 127, 0
         if self.proc:
             try:
@@ -200,10 +201,8 @@ class Guest:
         # A QEMU that never started leaves no log: an empty one to parse.
         open(self.log, "a").close()
         cs = int((time.monotonic() - self.start_time) * 100 + 0.5)
-        with open(self.log + ".meta.tmp", "w") as f:
-            f.write(f"qemu_exit={rc} timed_out={timed_out} "
-                    f"seconds={cs // 100}.{cs % 100:02d}\n")
-        os.replace(self.log + ".meta.tmp", self.log + ".meta")
+        return (f"qemu_exit={rc} timed_out={timed_out} "
+                f"seconds={cs // 100}.{cs % 100:02d}")
 
     def kill(self):
         """Stop the guest now (the runner is stopping)."""

@@ -1,7 +1,8 @@
 """The runner: boot every job of a results folder's job list into
 DIR/boots/NAME.log (guest.py: a thread waits on each QEMU), and parse and
-judge each boot once, in this process, as it ends (boot.py keeps the
-record, the nested KTAP and the verdict beside the log for the reporter).
+judge each boot once, in this process, as it ends (boot.py keeps how it
+ended, the record, the nested KTAP and the verdict in one judged record,
+NAME.log.json, beside the log for the reporter).
 
 A guest with HEAVY_ONLINE or more CPUs online keeps every host core busy
 on its own, so it boots alone (two at once starved their RCU kthreads
@@ -133,6 +134,7 @@ class Runner:
     def start_guest(self, i, j):
         """Start the guest of job I; a thread waits for it and says when
         it ended."""
+        boot.forget(self.log(i))
         g = guest.Guest(j, self.log(i), settings=self.settings)
         self.running[i] = g
         g.start()
@@ -141,7 +143,7 @@ class Runner:
 
     def wait_guest(self, i, g):
         try:
-            g.wait()
+            boot.keep_meta(g.log, g.wait())
             self.ended.put((i, None))
         except Exception as err:  # the main thread says it
             self.ended.put((i, err))

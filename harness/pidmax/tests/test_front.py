@@ -10,7 +10,7 @@ import shutil
 import unittest
 from unittest import mock
 
-from pidmax import __main__ as front
+from pidmax import __main__ as front, boot, joblist
 from pidmax.jobs import Maker
 from pidmax.joblist import fields
 from pidmax.tests.helpers import FolderCase
@@ -145,10 +145,11 @@ class BootVerbsTest(FolderCase):
         shutil.copy(HOTPLUG_255 + ".meta", log + ".meta")
         rc, written, _ = run("parse", "--write", log)
         self.assertEqual((rc, written), (0, out))
-        # Kept behind the parser's ID.
-        tag, _, kept = self.read("b.log.record").strip().partition("\t")
-        self.assertEqual((tag[:7], kept), ("parser=", out.strip()))
-        self.assertTrue(os.path.isfile(log + ".nested"))
+        # Kept behind the parser's ID, with the meta of LOG.meta.
+        kept = boot.load(log)
+        self.assertEqual(kept["parser"][:7], "parser=")
+        self.assertEqual(joblist.line(kept["record"]), out.strip())
+        self.assertEqual(kept["meta"], self.read("b.log.meta").strip())
 
     def test_judge(self):
         record = run("parse", HOTPLUG_255)[1].strip()

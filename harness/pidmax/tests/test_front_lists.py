@@ -115,7 +115,7 @@ class ListVerbsTest(FolderCase):
         self.assertEqual(out.splitlines(), [f"[1/1] {'a':<28} pass    "
                                             f"pid_max={255 * 1024}"])
         self.assertTrue(os.path.isfile(os.path.join(d, "boots",
-                                                    "a.log.verdict")))
+                                                    "a.log.json")))
         rc, _, err = run("run", self.path("nosuch"))
         self.assertEqual(rc, 1)
         self.assertIn("is not a results folder (no such folder)", err)

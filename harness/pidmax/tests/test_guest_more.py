@@ -83,10 +83,8 @@ class GuestEdgesTest(GuestCase):
         qemu = self.file("qemu", b"\x00\x01junk", stat.S_IRWXU)
         g = self.guest(boot_job("a", 1, qemu=qemu))
         g.start()
-        g.wait()
-        with open(self.log + ".meta") as f:
-            self.assertEqual(f.read().split()[:2], ["qemu_exit=127",
-                                                    "timed_out=0"])
+        self.assertEqual(g.wait().split()[:2], ["qemu_exit=127",
+                                                "timed_out=0"])
         with open(self.log + ".qemu") as f:
             self.assertTrue(f.read().startswith(f"{qemu}: [Errno 8]"))
         self.assertEqual(os.path.getsize(self.log), 0)

@@ -117,10 +117,19 @@ class JudgeTest(unittest.TestCase):
                 shutil.copy(os.path.join(FIX, name), d)
             line = joblist.line(list(job(255).items()))
             self.assertEqual(boot.verdict(log, line)[0].verdict, "pass")
-            with open(log + ".verdict", encoding="latin-1") as f:
-                kept = f.read()
-            with open(log + ".verdict", "w", encoding="latin-1") as f:
-                f.write(kept.replace("verdict=pass", "verdict=won"))
+            kept = boot.load(log)
+            self.assertEqual(kept["verdict"][0], "verdict=pass\treason=")
+            for damage in ("verdict=won\treason=", None):
+                kept["verdict"][0] = damage
+                boot.save(log, kept)
+                self.assertIs(boot.verdict(log, line)[0].verdict,
+                              judge.Status.PASS)
+            kept["record"]["pid_max"] = 1
+            boot.save(log, kept)
+            self.assertIs(boot.verdict(log, line)[0].verdict,
+                          judge.Status.PASS)
+            with open(log + boot.JUDGED, "w", encoding="ascii") as f:
+                f.write("{half a record")
             self.assertIs(boot.verdict(log, line)[0].verdict,
                           judge.Status.PASS)
 

@@ -123,7 +123,7 @@ class MergeTest(unittest.TestCase):
                 open(self.path("m", "jobs")) as b:
             self.assertEqual(a.read(), b.read())
         for name in ("a-hotplug-255.log", "a-hotplug-255-again.log.meta",
-                     "a-hotplug-255-again.log.verdict"):
+                     "a-hotplug-255-again.log.json"):
             self.assertTrue(os.path.isfile(self.path("m", "boots", name)))
         self.assertTrue(os.path.isfile(self.path("m", "results.ktap")))
         self.assertFalse(os.path.exists(self.path("m", "shard")))

@@ -89,7 +89,7 @@ class ReportTest(unittest.TestCase):
 
     def test_judged_once_and_again_for_another_job(self):
         self.run_report()
-        kept = os.path.join(self.dir, "boots", "a-hotplug-255.log.verdict")
+        kept = os.path.join(self.dir, "boots", "a-hotplug-255.log.json")
         before = os.stat(kept).st_mtime_ns
         self.run_report()
         self.assertEqual(os.stat(kept).st_mtime_ns, before)
@@ -151,7 +151,7 @@ class ReportTest(unittest.TestCase):
         # DIR/boots/../../evil.log would be a file beside DIR.
         outside = os.path.join(os.path.dirname(self.dir), "evil.log")
         self.addCleanup(lambda: [os.remove(outside + end) for end in
-                                 ("", ".record", ".nested", ".verdict")
+                                 ("", ".json")
                                  if os.path.exists(outside + end)])
         shutil.copy(os.path.join(FIX, "hotplug-255.log"), outside)
         self.jobs[1:] = [{**self.jobs[0], "name": "../../evil"}]
@@ -159,7 +159,7 @@ class ReportTest(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "jobs line 2: the job name "
                                     "'../../evil' is not a plain file name"):
             report.load(self.dir, None)
-        self.assertFalse(os.path.exists(outside + ".record"))
+        self.assertFalse(os.path.exists(outside + ".json"))
 
     def test_not_a_results_folder(self):
         os.remove(os.path.join(self.dir, "jobs"))
@@ -168,8 +168,14 @@ class ReportTest(unittest.TestCase):
 
     def test_record_kept_beside_the_log(self):
         log = os.path.join(self.dir, "boots", "a-hotplug-255.log")
+        shutil.copy(os.path.join(FIX, "hotplug-255.log.meta"), log + ".meta")
         r, nested = boot.record(log)
-        self.assertTrue(os.path.exists(log + ".record"))
+        kept = boot.load(log)
+        # The meta of this older folder's LOG.meta, copied; its six
+        # files a boot are left as they were.
+        with open(log + ".meta") as f:
+            self.assertEqual(kept["meta"], f.read().strip())
+        self.assertEqual((kept["record"], kept["nested"]), (r, nested))
         self.assertEqual(boot.record(log), (r, nested))
 
 

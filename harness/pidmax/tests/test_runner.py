@@ -10,7 +10,7 @@ import tempfile
 import unittest
 from unittest import mock
 
-from pidmax import runner, stops
+from pidmax import boot, runner, stops
 from pidmax.settings import Settings
 from pidmax.tables import HARNESS
 from pidmax.tests.test_judge import FIX, job
@@ -71,9 +71,14 @@ class RunnerTest(unittest.TestCase):
         self.assertEqual([x[:6] for x in out[tail[0] + 1:tail[0] + 3]],
                          ["    | "] * 2)
         for name in ("a", "b"):
-            for ext in ("", ".meta", ".record", ".nested", ".verdict"):
-                self.assertTrue(os.path.exists(os.path.join(
-                    self.dir, "boots", f"{name}.log{ext}")), name + ext)
+            self.assertEqual(sorted(n for n in os.listdir(
+                os.path.join(self.dir, "boots")) if n.startswith(name + ".")),
+                [f"{name}.log{ext}" for ext in ("", ".json", ".qemu")])
+            kept = boot.load(os.path.join(self.dir, "boots", f"{name}.log"))
+            self.assertEqual(kept["meta"].split()[:2],
+                             ["qemu_exit=0", "timed_out=0"])
+            self.assertEqual(sorted(kept), ["judge", "meta", "nested",
+                                            "parser", "record", "verdict"])
         self.assertFalse(os.path.exists(os.path.join(self.dir, "boots",
                                                      "s.log")))
 
@@ -120,9 +125,8 @@ class RunnerTest(unittest.TestCase):
         self.assertEqual(out[1:], [f"    last 2 lines of {log}:", "    | ",
                                    f"    QEMU's own messages ({log}.qemu):",
                                    "    | fake-qemu: cannot start"])
-        with open(log + ".verdict") as f:
-            self.assertIn("the guest's init never reported (qemu exit 1: "
-                          "fake-qemu: cannot start)", f.read())
+        self.assertIn("the guest's init never reported (qemu exit 1: "
+                      "fake-qemu: cannot start)", boot.load(log)["verdict"][0])
 
     def test_the_tail_the_settings_give(self):
         """A failed boot's console tail is as long as the settings say

@@ -526,6 +526,9 @@ TABLE_ANSWERS = {
         " ".join(tables.kernel_variants(t, a, w))],
     "initrd": table_initrd,
     "name": lambda w, t, b, a="x86_64": [tables.kernel_name(t, b, a)],
+    # Every fact build-kernel.sh needs, as its options (shell-quoted).
+    "build": lambda w, t, b, a="x86_64": [
+        tables.build_facts(t, b, a, w).words()],
     "plan": lambda w, t, a, v, pick, *want: [
         " ".join([b, *ts]) for b, ts in tables.kernel_plan(t, a, v, pick,
                                                            want, w)],
@@ -547,6 +550,7 @@ def verbs_of_a_sweep(verbs):
               "asks it: tree TREE, series TREE, mutants TREE, arch ARCH, "
               "arches, trees [ARCH], variants "
               "TREE [ARCH], initrd TREE BUILD [ARCH], name TREE BUILD [ARCH], "
+              "build TREE BUILD [ARCH] (build-kernel.sh's options), "
               "plan TREE ARCH VARIANT each|fewest TIER...", cmd_table)
     ta.add_argument("what", choices=sorted(TABLE_ANSWERS))
     ta.add_argument("args", nargs="*")

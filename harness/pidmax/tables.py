@@ -7,6 +7,7 @@ harness/'s own (HOME) unless the door (__main__.settings_of) read others
 from the environment."""
 import os
 import re
+import shlex
 from dataclasses import dataclass
 
 HARNESS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -205,6 +206,52 @@ def kernel_name(tree_name, build, arch_name):
     if arch_name == "x86_64":
         return f"{tree_name}-{build}"
     return f"{tree_name}-{arch_name}-{build}"
+
+
+@dataclass(frozen=True)
+class BuildFacts:
+    """What a build of the kernel table (TREE BUILD on ARCH) needs of the
+    tables: its name (kernel_name), its row's INITRD, its tree's suite
+    and series folder (harness/trees), and its architecture's make ARCH,
+    cross-compiler prefix, image file and Debian architecture
+    (harness/arches)."""
+    name: str
+    initrd: str
+    suite: str
+    series: str
+    make: str
+    cross: str
+    image: str
+    debian: str
+
+    def options(self):
+        """The facts as the options build-kernel.sh takes them."""
+        return ["--name", self.name, "--initrd", self.initrd,
+                "--suite", self.suite, "--series", self.series,
+                "--make", self.make, "--cross", self.cross,
+                "--image", self.image, "--debian-arch", self.debian]
+
+    def words(self):
+        """options() on one line, each word quoted for the shell's eval
+        (build-kernel.sh run by hand asks this, the table question
+        "build")."""
+        return " ".join(shlex.quote(w) for w in self.options())
+
+
+def build_facts(tree_name, build, arch_name="x86_64", where=HOME):
+    """The BuildFacts of the build BUILD of the tree TREE on ARCH: every
+    fact a build reads of the tables, at once. An unknown architecture,
+    build or tree is an error naming it, in that order."""
+    a = arch(arch_name, where)
+    rows = [k for k in kernel_rows(tree_name, arch_name, where)
+            if k.build == build]
+    if not rows:
+        raise ValueError(f"{where.kernels} has no build {build} of tree "
+                         f"{tree_name} for {arch_name}")
+    return BuildFacts(kernel_name(tree_name, build, arch_name),
+                      rows[0].initrd, tree(tree_name, where)[0],
+                      tree_series(tree_name, where), a.make, a.cross,
+                      a.image, a.debian)
 
 
 def kernel_plan(tree_name, arch_name, variant, pick, want, where=HOME):

@@ -159,6 +159,45 @@ class KernelTableTest(unittest.TestCase):
                                         ":2: want TREE SUITE SERIES MUTANTS"):
                 tables.tree_series("9.9", where)
 
+    def test_build_facts(self):
+        """Every fact of a build at once, from TABLE, a trees table of
+        its own and the harness's arches; as build-kernel.sh's options,
+        quoted for the shell; an unknown architecture, build or tree
+        named."""
+        d = tempfile.TemporaryDirectory()
+        self.addCleanup(d.cleanup)
+        path = os.path.join(d.name, "trees")
+        with open(path, "w") as f:
+            f.write("9.9 trixie-backports /abs/$series -\n")
+        where = dataclasses.replace(self.where, trees=path)
+        arm = tables.build_facts("9.9", "full", "arm64", where)
+        self.assertEqual(arm, tables.BuildFacts(
+            "9.9-arm64-full", "external", "trixie-backports",
+            "/abs/$series", "arm64", "aarch64-linux-gnu-",
+            "arch/arm64/boot/Image", "arm64"))
+        wide = tables.build_facts("9.9", "full-wide", where=where)
+        self.assertEqual(wide.options(), [
+            "--name", "9.9-full-wide", "--initrd", "builtin",
+            "--suite", "trixie-backports", "--series", "/abs/$series",
+            "--make", "x86", "--cross", "", "--image", "vmlinux",
+            "--debian-arch", "amd64"])
+        self.assertEqual(wide.words(), (
+            "--name 9.9-full-wide --initrd builtin --suite trixie-backports "
+            "--series '/abs/$series' --make x86 --cross '' --image "
+            "vmlinux --debian-arch amd64"))
+        for args, error in (
+                (("9.9", "full", "sparc"), 'unknown architecture "sparc"'),
+                (("9.9", "full-big", "arm64"), f"{self.where.kernels} has "
+                 "no build full-big of tree 9.9 for arm64"),
+                (("9.8", "full", "x86_64"), "has no build full of tree 9.8")):
+            with self.assertRaisesRegex(ValueError, error):
+                tables.build_facts(*args, where=where)
+        # A build of the kernel table whose tree the trees table lacks.
+        with open(path, "w") as f:
+            f.write("9.8 host . -\n")
+        with self.assertRaisesRegex(ValueError, f"{path} has no tree 9.9"):
+            tables.build_facts("9.9", "full", where=where)
+
     def test_the_trees_mutants(self):
         """Each tree's mutants folder holds patches; 6.1's stay where
         they were, 7.3's have a folder of their own."""

@@ -2,14 +2,18 @@
 # build-initramfs.sh - pack busybox-static and guest-init.sh into the
 # initramfs every guest boots, with the kernel's own gen_init_cpio.
 #
-# Usage: harness/build-initramfs.sh [--arch A] BUILD_DIR
-#        harness/build-initramfs.sh --modules OBJ BUILD_DIR
+# Usage: harness/build-initramfs.sh [--arch A] [--debian-arch D] BUILD_DIR
+#        harness/build-initramfs.sh [--debian-arch D] --modules OBJ BUILD_DIR
 # Prints the path of the cpio archive; rebuilds it only when busybox or
 # guest-init.sh changed. The host's busybox-static serves x86-64; for
 # another architecture of harness/arches Debian's busybox-static of
 # that architecture is fetched (fetch-deb.sh --arch, never installed)
 # and the archive is BUILD_DIR/initramfs-A.cpio. guest-init.sh is the
 # one init of every architecture.
+#
+# --debian-arch D gives A's Debian name (harness/arches' DEBIAN) from a
+# caller that has read the tables (build-kernel.sh passes its build's):
+# then the tables are not asked; without it arch_row reads A's row.
 #
 # --modules OBJ packs a kernel's own modules instead, those its build
 # folder OBJ lists in OBJ/modules.order (the KUnit suite when the
@@ -25,19 +29,22 @@ HARNESS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=harness/lib.sh
 . "$HARNESS/lib.sh"
 
-USAGE="Usage: harness/build-initramfs.sh [--arch A] BUILD_DIR
-       harness/build-initramfs.sh --modules OBJ BUILD_DIR
+USAGE="Usage: harness/build-initramfs.sh [--arch A] [--debian-arch D] BUILD_DIR
+       harness/build-initramfs.sh [--debian-arch D] --modules OBJ BUILD_DIR
 Pack busybox-static and guest-init.sh into BUILD_DIR/initramfs.cpio
 (initramfs-A.cpio for an architecture A other than x86_64).
+  --debian-arch D  A's Debian architecture (harness/arches' DEBIAN):
+                 given, the tables are not asked
   --modules OBJ  pack the modules of the kernel build folder OBJ
                  (OBJ/modules.order) into OBJ/modules.cpio instead
   --where  print the archive's path, and build and write nothing"
-parse_options "$USAGE" "arch:,modules:,where" "$@"
+parse_options "$USAGE" "arch:,debian-arch:,modules:,where" "$@"
 set -- "${OPTS[@]}"
-arch=x86_64 modules="" where=0
+arch=x86_64 modules="" where=0 debian_arch=""
 while [[ $1 != -- ]]; do
 	case $1 in
 	--arch) arch=$2 ;;
+	--debian-arch) debian_arch=$2 ;;
 	--modules) modules=$2 ;;
 	--where) where=1 && shift && continue ;;
 	esac
@@ -46,7 +53,12 @@ done
 shift
 (($# == 1)) || usage_error "expects BUILD_DIR"
 [[ -z $modules || $arch == x86_64 ]] || usage_error "--modules packs no busybox: leave --arch out"
-arch_row "$arch" || usage_error "--arch: see above"
+# ARCH_DEBIAN, A's Debian name: given, or else A's row.
+if [[ -n $debian_arch ]]; then
+	ARCH_DEBIAN=$debian_arch
+else
+	arch_row "$arch" || usage_error "--arch: see above"
+fi
 build=$1
 gen="$build/bin/gen_init_cpio"
 # archive: the initramfs's path.

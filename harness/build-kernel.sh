@@ -3,12 +3,24 @@
 # quilt, configure tinyconfig + harness/config fragments, build the
 # image QEMU boots (vmlinux on x86-64, Image on arm64: harness/arches).
 #
-# Usage: harness/build-kernel.sh [--stock] [--arch A] BUILD_DIR TREE BUILD [MUTANT_PATCH]
+# Usage: harness/build-kernel.sh [--stock] [--arch A] [FACTS] BUILD_DIR TREE BUILD [MUTANT_PATCH]
 #   TREE, BUILD  a row of the kernel table (harness/kernels): BUILD's
 #            name gives its fragments, the row where its initramfs goes
 #   --arch A  the row's architecture (default x86_64), cross-compiled
 #            with harness/arches' compiler; its folders are named
-#            TREE-A-BUILD (kernel_name)
+#            TREE-A-BUILD (--name)
+#   FACTS    what the build reads of the tables, all eight options or
+#            none (then the tables are asked once, pidmax.sh table build
+#            TREE BUILD A, which prints these options; both are
+#            pidmax/tables.py's build_facts):
+#     --name N  the name of the build's folders (TREE-BUILD, TREE-A-BUILD)
+#     --initrd builtin|external  the row's INITRD
+#     --suite S  the tree's suite (harness/trees: host, or one fetched)
+#     --series DIR  the folder of the tree's quilt series
+#     --make M  the architecture's make ARCH (harness/arches)
+#     --cross P  its cross-compiler prefix (empty: the host's gcc)
+#     --image F  its image file, inside the object folder
+#     --debian-arch D  its Debian name, passed on to build-initramfs.sh
 #   MUTANT_PATCH  a patch pushed on top of the series (harness/mutants.sh);
 #            its vmlinux goes to kernel-TREE-BUILD-mutant/
 #   --stock  the same configuration without the series (the baseline),
@@ -18,21 +30,25 @@
 #            builtin or external (the row's INITRD), and the fragments
 #            in the order they are merged (the sweep's --list plans
 #            from them)
-# The tree's source and series come from harness/trees; a tree fetched
-# from an unreachable suite exits 3.
+# The tree's source and series come from its suite and series folder
+# (harness/trees: --suite, --series); a tree fetched from an
+# unreachable suite exits 3.
 # Prints the directory holding the image and its .config (and, for a
 # kernel with CONFIG_MODULES=y, modules.cpio: its modules, which go on
 # top of its initramfs, inside the kernel too when its row says
 # builtin). Each step runs
 # again only when its inputs (tarball, series, fragments) have changed;
-# the kernel's own make keeps the rebuild incremental.
+# the kernel's own make keeps the rebuild incremental. With FACTS given
+# (the sweep gives them) it asks the tables nothing.
 set -euo pipefail
 
 # All of it in functions: bash reads the whole script before running
 # any of it, so editing a script during a long run cannot derail the
-# run. main reads the options and the row, then runs the four steps;
-# the steps share main's settings (build, tree, variant, arch, stock,
-# bzimage, mutant, src, obj, out, log, frags, tarball, SERIES_DIR) and
+# run. main reads the options and the facts (build_facts), then runs
+# the four steps; the steps share main's settings (build, tree, variant,
+# arch, stock, bzimage, mutant, the facts: name, initrd_mode, suite,
+# series_dir, make_arch, cross, image_path, debian_arch; src, obj, out,
+# log, frags, tarball, SERIES_DIR) and
 # each sets the id the next ones key on (tar_id, series_id, config_id;
 # configure also own_cpio, a built-in initramfs with modules).
 main() {
@@ -41,7 +57,7 @@ HARNESS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=harness/lib.sh
 . "$HARNESS/lib.sh"
 
-USAGE="Usage: harness/build-kernel.sh [--stock] [--arch A] BUILD_DIR TREE BUILD [MUTANT_PATCH]
+USAGE="Usage: harness/build-kernel.sh [--stock] [--arch A] [FACTS] BUILD_DIR TREE BUILD [MUTANT_PATCH]
 Build the image of TREE's BUILD (a row of harness/kernels, such as
 6.1 full-maxsmp-wide) with the series, under BUILD_DIR; print the directory
 of the image (vmlinux, or arm64's Image) and .config.
@@ -50,9 +66,23 @@ of the image (vmlinux, or arm64's Image) and .config.
            baseline's kernel, in kernel-TREE-BUILD-stock
   --bzimage  also build a bzImage, beside vmlinux
   --fragments  build and write nothing: print the image's folder, the
-           row's INITRD (builtin or external) and the fragments, in order"
+           row's INITRD (builtin or external) and the fragments, in order
+FACTS, what the build reads of the tables: all eight or none (the
+tables are then asked, once: pidmax.sh table build TREE BUILD A prints them)
+  --name N  the name of its folders (TREE-BUILD, or TREE-A-BUILD)
+  --initrd builtin|external  the row's INITRD
+  --suite S  the tree's suite (harness/trees)
+  --series DIR  the tree's series folder
+  --make M  the architecture's make ARCH (harness/arches)
+  --cross P  its cross-compiler prefix (may be empty)
+  --image F  its image, a path inside the object folder
+  --debian-arch D  its Debian name (for build-initramfs.sh)"
 local stock=0 bzimage=0 arch=x86_64 fragments_only=0
-parse_options "$USAGE" "stock,bzimage,arch:,fragments" "$@"
+# The facts given as options, by name (--name: fact[name]).
+local -A fact=()
+local longopts
+longopts=$(IFS=,; echo "stock,bzimage,arch:,fragments,${FACTS[*]/%/:}")
+parse_options "$USAGE" "$longopts" "$@"
 set -- "${OPTS[@]}"
 while [[ $1 != -- ]]; do
 	case $1 in
@@ -60,17 +90,16 @@ while [[ $1 != -- ]]; do
 	--bzimage) bzimage=1 ;;
 	--fragments) fragments_only=1 ;;
 	--arch) arch=$2; shift ;;
+	*) fact[${1#--}]=$2; shift ;;
 	esac
 	shift
 done
 shift
-arch_row "$arch" || usage_error "--arch: see above"
 ((bzimage == 0)) || [[ $arch == x86_64 ]] || usage_error "--bzimage is x86's"
 (($# == 3 || $# == 4)) || usage_error "expects BUILD_DIR TREE BUILD [MUTANT_PATCH]"
 ((stock == 0 || $# == 3)) || usage_error "--stock builds no mutant"
 build=$1 tree=$2 variant=$3 mutant=${4:-}
-initrd_mode=$(kernel_initrd_mode "$tree" "$variant" "$arch") ||
-	die "no build '$variant' of tree '$tree' for $arch in $KERNEL_TABLE (its trees: $(kernel_trees "$arch"))"
+build_facts
 ((fragments_only == 0)) || {
 	print_fragments
 	return 0
@@ -78,9 +107,9 @@ initrd_mode=$(kernel_initrd_mode "$tree" "$variant" "$arch") ||
 mkdir -p "$build"
 build=$(cd "$build" && pwd)
 # Each make and merge_config.sh builds for the row's architecture.
-export ARCH=$ARCH_MAKE CROSS_COMPILE=$ARCH_CROSS
-[[ -z $ARCH_CROSS ]] || command -v "${ARCH_CROSS}gcc" >/dev/null ||
-	die "${ARCH_CROSS}gcc not found: harness/deps.sh build $arch installs it"
+export ARCH=$make_arch CROSS_COMPILE=$cross
+[[ -z $cross ]] || command -v "${cross}gcc" >/dev/null ||
+	die "${cross}gcc not found: harness/deps.sh build $arch installs it"
 config_fragments
 # From here on the build writes its folder (a fetched tree too): one
 # build at a time in it.
@@ -92,6 +121,47 @@ apply_series
 configure
 build_image
 echo "$out"
+}
+
+# The facts of a build that the tables hold, by their options' names
+# (--name N ...), in the order pidmax/tables.py's BuildFacts gives them.
+FACTS=(name initrd suite series make cross image debian-arch)
+
+# build_facts: the facts of the build (tree, variant, arch), from
+# main's fact: all given, or none, and then asked of the tables once
+# (pidmax.sh table build, which prints them as options). A fact
+# missing, or a bad INITRD, is a usage error; a build the tables lack
+# dies naming it (a bad --arch is a usage error).
+build_facts() {
+	local answer f
+	local -a words missing=()
+	if ((${#fact[@]} == 0)); then
+		answer=$(table_answer build "$tree" "$variant" "$arch") || no_such_build
+		eval "words=($answer)"
+		while ((${#words[@]} >= 2)); do
+			fact[${words[0]#--}]=${words[1]}
+			words=("${words[@]:2}")
+		done
+	fi
+	for f in "${FACTS[@]}"; do
+		[[ -v fact[$f] ]] || missing+=("--$f")
+	done
+	((${#missing[@]} == 0)) || usage_error "give the build's facts all or none (none: the" \
+		"tables are asked): ${missing[*]} missing"
+	[[ ${fact[initrd]} == builtin || ${fact[initrd]} == external ]] ||
+		usage_error "--initrd wants builtin or external, not '${fact[initrd]}'"
+	name=${fact[name]} initrd_mode=${fact[initrd]} suite=${fact[suite]}
+	series_dir=${fact[series]} make_arch=${fact[make]} cross=${fact[cross]}
+	image_path=${fact[image]} debian_arch=${fact[debian-arch]}
+}
+
+# no_such_build: the tables refused the build's facts (their message
+# says why): a bad --arch is a usage error, a build or tree they lack
+# an error.
+no_such_build() {
+	arch_row "$arch" 2>/dev/null || usage_error "--arch: see above"
+	die "no build '$variant' of tree '$tree' for $arch in the tables (see above;" \
+		"the trees of $KERNEL_TABLE for $arch: $(kernel_trees "$arch" 2>/dev/null))"
 }
 
 # print_fragments: --fragments' answer, written nowhere: the image's
@@ -135,26 +205,32 @@ done
 ((stock == 0)) || frags+=("$HARNESS/config/stock.config")
 }
 
-# source_and_series: tarball and SERIES_DIR, the tree's (harness/trees):
-# a tree of another suite is fetched first, and an unreachable suite is
-# exit 3. $PIDMAX_TARBALL overrides the tarball (the self-tests use a
-# fake one), $PIDMAX_SERIES_DIR the series folder.
+# source_and_series: tarball and SERIES_DIR, the tree's (its suite and
+# series folder): the host's package, or a tree of another suite
+# fetched first (fetch-deb.sh, as lib.sh's tree_tarball does), and an
+# unreachable suite is exit 3. $PIDMAX_TARBALL overrides the tarball
+# (the self-tests use a fake one), $PIDMAX_SERIES_DIR the series folder.
 source_and_series() {
-local rc=0
-tarball=${PIDMAX_TARBALL:-$(tree_tarball "$build" "$tree")} || rc=$?
-((rc != 3)) || exit 3
-((rc == 0)) || die "no source for tree $tree (see above)"
+local rc=0 root
+tarball=${PIDMAX_TARBALL:-}
+if [[ -z $tarball && $suite == host ]]; then
+	tarball="/usr/src/linux-source-$tree.tar.xz"
+elif [[ -z $tarball ]]; then
+	root=$("$HARNESS/fetch-deb.sh" "$build/deb-linux-source-$tree" \
+		"$suite" "linux-source-$tree") || rc=$?
+	((rc != 3)) || exit 3
+	((rc == 0)) || die "no source for tree $tree (see above)"
+	tarball="$root/usr/src/linux-source-$tree.tar.xz"
+fi
 [[ -r $tarball ]] ||
 	die "$tarball is missing: apt-get install linux-source-$tree"
-SERIES_DIR=${PIDMAX_SERIES_DIR:-$(tree_series_dir "$tree")} || die "no series for tree $tree"
+SERIES_DIR=${PIDMAX_SERIES_DIR:-$series_dir}
 }
 
 # folders: the build's log, the tree (src), the objects (obj) and the
 # image's folder (out; a mutant's and the stock build's their own).
 folders() {
 [[ ${1:-} == --dry ]] || mkdir -p "$build/logs"
-local name
-name=$(kernel_name "$tree" "$variant" "$arch")
 log="$build/logs/build-$name.log"
 src="$build/src/linux-source-$tree"
 obj="$build/obj-$name"
@@ -315,13 +391,13 @@ base_cpio() {
 	fi
 }
 
-# 4. build_image: the kernel itself, harness/arches' IMAGE by its file
+# 4. build_image: the kernel itself, the architecture's image by its file
 #    name (and a bzImage with --bzimage), again only when its series,
 #    configuration or built-in initramfs changed. A kernel with
 #    CONFIG_MODULES=y gets its modules beside it (with_modules).
 build_image() {
 build_id=$series_id-$config_id$cpio_id
-local image=${ARCH_IMAGE##*/} modular=0
+local image=${image_path##*/} modular=0
 local -a targets=("$image")
 ((bzimage == 0)) || targets+=(bzImage)
 ! grep -qx 'CONFIG_MODULES=y' "$obj/.config" || { modular=1; targets+=(modules); }
@@ -334,7 +410,7 @@ if ((stale)); then
 	mkdir -p "$out"
 	rm -f "$out/.harness-build" "$out/bzImage" "$out/modules.cpio"
 	((modular == 0)) || with_modules "${targets[@]}"
-	cp "$obj/$ARCH_IMAGE" "$out/$image.tmp"
+	cp "$obj/$image_path" "$out/$image.tmp"
 	mv "$out/$image.tmp" "$out/$image"
 	((bzimage == 0)) || cp "$obj/arch/x86/boot/bzImage" "$out/bzImage"
 	cp "$obj/.config" "$out/.config"
@@ -351,7 +427,8 @@ fi
 # changed its copy.
 with_modules() {
 	local mods
-	mods=$("$HARNESS/build-initramfs.sh" --modules "$obj" "$build") ||
+	mods=$("$HARNESS/build-initramfs.sh" --debian-arch "$debian_arch" \
+		--modules "$obj" "$build") ||
 		die "could not pack the modules of $obj (see above)"
 	[[ -z $mods ]] || cp "$mods" "$out/modules.cpio"
 	[[ -n $own_cpio ]] || return 0

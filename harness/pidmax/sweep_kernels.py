@@ -57,6 +57,16 @@ def kernel_id(path):
             return "sha256 " + hashlib.sha256(f.read()).hexdigest()
 
 
+def build_kernel(o, b, *more, ok=(0,)):
+    """build-kernel.sh of the build B of O's tree and architecture, MORE
+    (--stock, --fragments) first, with every fact it needs of the tables
+    given as its options (tables.build_facts), so that it asks them
+    nothing: (exit status, standard output) as script's."""
+    facts = tables.build_facts(o.tree, b, o.arch, o.settings.tables)
+    return script("build-kernel.sh", *more, "--arch", o.arch,
+                  *facts.options(), o.build, o.tree, b, ok=ok)
+
+
 def debian_kernel(o):
     """--kernel debian: Debian's own kernel of --tree's suite
     (harness/trees: the host's, or one fetched from), by fetch-stock.sh;
@@ -152,8 +162,7 @@ def sweep_kernels(o, want):
             if o.list:
                 kernels.append(planned_kernel(o, b, label, tiers, image))
                 continue
-            rc, folder = script("build-kernel.sh", "--arch", o.arch, o.build,
-                                o.tree, b, ok=(0, UNREACHABLE))
+            rc, folder = build_kernel(o, b, ok=(0, UNREACHABLE))
             if rc == UNREACHABLE:
                 unbuilt.append((label, b, tiers))
                 continue
@@ -168,8 +177,7 @@ def planned_kernel(o, b, label, tiers, image):
     where its image goes, and its .config, else one made from the
     fragments the build would merge (build-kernel.sh --fragments) into
     O.planned, the folder of those; "unbuilt" on standard error."""
-    text = script("build-kernel.sh", "--fragments", "--arch", o.arch,
-                  o.build, o.tree, b)[1]
+    text = build_kernel(o, b, "--fragments")[1]
     folder, mode, *frags = text.splitlines()
     config = os.path.join(folder, ".config")
     if not os.path.isfile(config):
@@ -267,8 +275,7 @@ def stock_kernels(o, kernels):
     image = os.path.basename(tables.arches(o.settings.tables)[o.arch].image)
     out = []
     for k in kernels:
-        folder = script("build-kernel.sh", "--stock", "--arch", o.arch,
-                        o.build, o.tree, k.build)[1]
+        folder = build_kernel(o, k.build, "--stock")[1]
         out.append(f"{k.label}={os.path.join(folder, image)}")
     return out
 

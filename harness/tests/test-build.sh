@@ -58,6 +58,81 @@ test_stale_series_refused() {
 	}
 }
 
+# no_tables: the tables of the commands that follow are files that do
+# not exist, so that any question to them fails.
+no_tables() {
+	export PIDMAX_KERNELS=/nonexistent/kernels PIDMAX_TREES=/nonexistent/trees \
+		PIDMAX_ARCHES=/nonexistent/arches
+}
+
+# FACTS_61_WIDE: what build-kernel.sh is told of 6.1's full-maxsmp-wide
+# (harness/kernels, trees, arches), with a name of its own.
+FACTS_61_WIDE=(--name told-6.1-wide --initrd builtin --suite host --series "$HARNESS/.."
+	--make x86 --cross "" --image vmlinux --debian-arch amd64)
+
+# build-kernel.sh told every fact of a build asks the tables nothing
+# (none exists here): --fragments answers from the facts, and a build
+# runs on to its series (the fake tarball's stale pid.c), its folders
+# named by --name.
+test_build_told_its_facts_asks_no_table() {
+	needs quilt quilt
+	local tree="$TMP/stale/linux-source-6.1" b="$TMP/build" out rc=0
+	no_tables
+	out=$("$HARNESS/build-kernel.sh" --fragments "${FACTS_61_WIDE[@]}" "$b" 6.1 full-maxsmp-wide) || {
+		echo "--fragments with its facts failed: $out"
+		return 1
+	}
+	expect_eq "--fragments" "$out" "$b/kernel-told-6.1-wide
+builtin
+$HARNESS/config/pidmax.config
+$HARNESS/config/arch-x86_64.config
+$HARNESS/config/variant-full.config
+$HARNESS/config/maxsmp.config
+$HARNESS/config/wide.config" || rc=1
+	mkdir -p "$tree/kernel"
+	printf 'int pid_max = 1;\n' >"$tree/kernel/pid.c"
+	tar -C "$TMP/stale" -cJf "$TMP/stale.tar.xz" linux-source-6.1
+	PIDMAX_TARBALL="$TMP/stale.tar.xz" must_fail "the series does not apply to linux-source-6.1" \
+		"$HARNESS/build-kernel.sh" "${FACTS_61_WIDE[@]}" "$b" 6.1 full-maxsmp-wide || rc=1
+	[[ -s $b/logs/build-told-6.1-wide.log ]] || { echo "no log named by --name: $(ls "$b/logs")"; rc=1; }
+	return $rc
+}
+
+# Some of the facts but not all: refused before anything is built, the
+# missing ones named; a bad INITRD too. Asked of the tables, a build or
+# architecture they lack is named.
+test_build_part_of_the_facts_refused() {
+	local b="$TMP/build" rc=0
+	must_fail "--series --make --cross --image --debian-arch missing" \
+		"$HARNESS/build-kernel.sh" "${FACTS_61_WIDE[@]:0:6}" "$b" 6.1 full-maxsmp-wide || rc=1
+	must_fail "--initrd wants builtin or external, not 'inside'" \
+		"$HARNESS/build-kernel.sh" "${FACTS_61_WIDE[@]:0:2}" --initrd inside \
+		"${FACTS_61_WIDE[@]:4}" "$b" 6.1 full-maxsmp-wide || rc=1
+	[[ ! -e $b ]] || { echo "a refused build wrote $b"; rc=1; }
+	must_fail "no build 'nosuch' of tree '6.1' for x86_64" \
+		"$HARNESS/build-kernel.sh" --fragments "$b" 6.1 nosuch || rc=1
+	must_fail 'unknown architecture "sparc"' \
+		"$HARNESS/build-kernel.sh" --fragments --arch sparc "$b" 6.1 full || rc=1
+	local code=0
+	"$HARNESS/build-kernel.sh" --fragments --arch sparc "$b" 6.1 full 2>/dev/null || code=$?
+	expect_eq "a bad --arch's exit status" "$code" 2 || rc=1
+	return $rc
+}
+
+# build-initramfs.sh told the architecture's Debian name asks the tables
+# nothing, with --modules too (as build-kernel.sh runs it); without it,
+# it asks them.
+test_initramfs_told_its_debian_arch() {
+	local b="$TMP/b"
+	fake_build "$b"
+	no_tables
+	"$HARNESS/build-initramfs.sh" --debian-arch amd64 "$b" >/dev/null || return 1
+	[[ -s $b/initramfs.cpio ]] || { echo "no initramfs"; return 1; }
+	must_fail "--modules $TMP/obj: not a kernel build folder" \
+		"$HARNESS/build-initramfs.sh" --debian-arch arm64 --modules "$TMP/obj" "$b" || return 1
+	must_fail "/nonexistent/arches" "$HARNESS/build-initramfs.sh" "$b"
+}
+
 # A full disk: the initramfs is written into /dev/full.
 test_full_disk_named() {
 	local b="$TMP/full"

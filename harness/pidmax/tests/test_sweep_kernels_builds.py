@@ -33,6 +33,12 @@ SELFTESTS_PATCH = """\
 +++ b/tools/testing/selftests/pid_namespace/regression_enomem.c
 """
 KERNEL_PATCH = "--- a/kernel/pid.c\n+++ b/kernel/pid.c\n"
+# What build-kernel.sh is told of 6.1's full on x86_64 (KERNELS, TREES
+# and the harness's arches), so that it asks the tables nothing.
+FULL_61 = ("--name", "6.1-full", "--initrd", "external", "--suite", "host",
+           "--series", os.path.join(os.path.dirname(tables.HARNESS), "."),
+           "--make", "x86", "--cross", "", "--image", "vmlinux",
+           "--debian-arch", "amd64")
 
 
 class BuildsTest(FolderCase):
@@ -119,11 +125,37 @@ class BuildsTest(FolderCase):
             "6.1-full", "full", ("hotplug", "online"))])
         self.assertEqual((unbuilt, series), ([], "yes"))
         self.assertEqual(self.calls, [("build-kernel.sh", "--arch", "x86_64",
-                                       "/b", "6.1", "full")])
+                                       *FULL_61, "/b", "6.1", "full")])
         self.answers["build-kernel.sh"] = (sk.UNREACHABLE, "")
         o = dataclasses.replace(o, tree="7.3")
         self.assertEqual(sk.sweep_kernels(o, ["online"]),
                          ([], [("7.3-full", "full", ["online"])], "yes"))
+
+    def test_a_list_plans_from_the_fragments_it_is_told(self):
+        """--list: build-kernel.sh --fragments of each build, told its
+        facts (7.3's: its suite and series folder of TREES); its
+        fragments make the planned .config."""
+        frag = self.write("frag.config", "CONFIG_NR_CPUS=64\n")
+        folder = self.path("b", "kernel-7.3-full")
+        self.answers["build-kernel.sh"] = (0, "\n".join(
+            (folder, "external", frag)))
+        o = self.options(tree="7.3", variants=("full",), missing=False,
+                         list=True, planned=self.folder("planned"))
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            kernels, _, _ = sk.sweep_kernels(o, ["online"])
+        self.assertIn("--list: 7.3-full is not built", err.getvalue())
+        self.assertEqual(self.calls, [(
+            "build-kernel.sh", "--fragments", "--arch", "x86_64",
+            "--name", "7.3-full", "--initrd", "external",
+            "--suite", "trixie-backports", "--series", self.series,
+            "--make", "x86", "--cross", "", "--image", "vmlinux",
+            "--debian-arch", "amd64", "/b", "7.3", "full")])
+        self.assertEqual((kernels[0].path, kernels[0].config), (
+            os.path.join(folder, "vmlinux"),
+            self.path("planned", "7.3-full.config")))
+        self.assertIn("CONFIG_NR_CPUS=64\n",
+                      self.read("planned", "7.3-full.config"))
 
     def test_stock_twins(self):
         self.answers["build-kernel.sh"] = (0, "/b/kernel-6.1-full-stock")
@@ -132,7 +164,8 @@ class BuildsTest(FolderCase):
         self.assertEqual(sk.stock_kernels(self.options(), [kernel]),
                          ["6.1-full=/b/kernel-6.1-full-stock/vmlinux"])
         self.assertEqual(self.calls, [("build-kernel.sh", "--stock", "--arch",
-                                       "x86_64", "/b", "6.1", "full")])
+                                       "x86_64", *FULL_61, "/b", "6.1",
+                                       "full")])
 
     def test_selftests_of_a_list(self):
         err = io.StringIO()

@@ -155,11 +155,17 @@ class SweepRunTest(FolderCase):
         self.assertIn("accel.sh: accelerator: tcg (no usable /dev/kvm)\n",
                       err)
         built = self.path("build", "9.9-full")
+        # build-kernel.sh told every fact of the tables (9.9's full).
+        facts = ("--name", "9.9-full", "--initrd", "external", "--suite",
+                 "host", "--series", os.path.join(
+                     os.path.dirname(sk.tables.HARNESS), "mainline"),
+                 "--make", "x86", "--cross", "", "--image", "vmlinux",
+                 "--debian-arch", "amd64")
         self.assertEqual(self.calls[1:], [
-            ("build-kernel.sh", "--arch", "x86_64", self.build, "9.9",
-             "full"),
-            ("build-kernel.sh", "--stock", "--arch", "x86_64", self.build,
+            ("build-kernel.sh", "--arch", "x86_64", *facts, self.build,
              "9.9", "full"),
+            ("build-kernel.sh", "--stock", "--arch", "x86_64", *facts,
+             self.build, "9.9", "full"),
             ("plot.sh", out), ("budget.sh", out),
             ("plot.sh", os.path.join(out, "baseline"))])
         job = fields(self.read("r", "jobs"))

@@ -207,21 +207,14 @@ done
 
 # source_and_series: tarball and SERIES_DIR, the tree's (its suite and
 # series folder): the host's package, or a tree of another suite
-# fetched first (fetch-deb.sh, as lib.sh's tree_tarball does), and an
-# unreachable suite is exit 3. $PIDMAX_TARBALL overrides the tarball
-# (the self-tests use a fake one), $PIDMAX_SERIES_DIR the series folder.
+# fetched first (lib.sh's suite_tarball), and an unreachable suite is
+# exit 3. $PIDMAX_TARBALL overrides the tarball (the self-tests use a
+# fake one), $PIDMAX_SERIES_DIR the series folder.
 source_and_series() {
-local rc=0 root
-tarball=${PIDMAX_TARBALL:-}
-if [[ -z $tarball && $suite == host ]]; then
-	tarball="/usr/src/linux-source-$tree.tar.xz"
-elif [[ -z $tarball ]]; then
-	root=$("$HARNESS/fetch-deb.sh" "$build/deb-linux-source-$tree" \
-		"$suite" "linux-source-$tree") || rc=$?
-	((rc != 3)) || exit 3
-	((rc == 0)) || die "no source for tree $tree (see above)"
-	tarball="$root/usr/src/linux-source-$tree.tar.xz"
-fi
+local rc=0
+tarball=${PIDMAX_TARBALL:-$(suite_tarball "$build" "$tree" "$suite")} || rc=$?
+((rc != 3)) || exit 3
+((rc == 0)) || die "no source for tree $tree (see above)"
 [[ -r $tarball ]] ||
 	die "$tarball is missing: apt-get install linux-source-$tree"
 SERIES_DIR=${PIDMAX_SERIES_DIR:-$series_dir}

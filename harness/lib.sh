@@ -217,15 +217,21 @@ tree_mutants_dir() {
 # into BUILD_DIR first when its suite is not the host's. Returns 3, with
 # fetch-deb.sh's message, when the suite is unreachable.
 tree_tarball() {
-	local row suite root rc=0
+	local row
 	row=$(tree_row "$2") || return 1
-	suite=${row%% *}
-	if [[ $suite == host ]]; then
+	suite_tarball "$1" "$2" "${row%% *}"
+}
+
+# suite_tarball BUILD_DIR TREE SUITE: the same for a caller that knows
+# TREE's suite (build-kernel.sh is told it).
+suite_tarball() {
+	local root rc=0
+	if [[ $3 == host ]]; then
 		echo "/usr/src/linux-source-$2.tar.xz"
 		return 0
 	fi
 	root=$("$HARNESS_LIB_DIR/fetch-deb.sh" "$1/deb-linux-source-$2" \
-		"$suite" "linux-source-$2") || rc=$?
+		"$3" "linux-source-$2") || rc=$?
 	((rc == 0)) || return "$rc"
 	echo "$root/usr/src/linux-source-$2.tar.xz"
 }

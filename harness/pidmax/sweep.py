@@ -49,9 +49,12 @@ def prepare(o):
         ready(o)
     o = dataclasses.replace(o, build=os.path.realpath(o.build))
     # A list asks where the initramfs goes; nothing installed or built.
+    # The builder is told the architecture's Debian name: it asks the
+    # tables nothing.
     where = ["--where"] if o.list else []
+    debian = tables.arch(o.arch, o.settings.tables).debian
     initrd = script("build-initramfs.sh", *where, "--arch", o.arch,
-                    o.build)[1]
+                    "--debian-arch", debian, o.build)[1]
     kernels, unbuilt, series = sk.sweep_kernels(o, o.want)
     given = dict(initrd=initrd, series=series,
                  wide_qemu=sk.wide_qemu(o, kernels),

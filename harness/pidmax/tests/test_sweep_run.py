@@ -89,7 +89,8 @@ class SweepRunTest(FolderCase):
         self.assertNotIn("no PID budget", err)
         self.assertIn("sweep-smp.sh: done in 0 min ", err)
         self.assertEqual(self.calls, [
-            ("build-initramfs.sh", "--arch", "x86_64", self.build),
+            ("build-initramfs.sh", "--arch", "x86_64", "--debian-arch",
+             "amd64", self.build),
             ("plot.sh", results), ("budget.sh", results)])
         self.assertEqual(self.read("results", "kernels"),
                          f"vmlinux sha256 {EMPTY_SHA256}\n")

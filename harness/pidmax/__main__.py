@@ -220,13 +220,14 @@ def cmd_budget(args):
 
 
 def cmd_boot(args):
-    from . import guest, joblist
+    from . import boot, guest, joblist
     from .stops import Stop
     meta = args.log + ".meta"
-    if os.path.exists(meta):
-        os.remove(meta)
     g = guest.Guest(joblist.fields(args.job), args.log,
                     os.environ.get("BOOT_STYLE"), args.settings)
+    # What an earlier boot into LOG left (LOG.meta, a judged record)
+    # would stand for this one.
+    boot.forget(args.log)
     try:
         g.start()
         joblist.write_lines(meta, [g.wait()])

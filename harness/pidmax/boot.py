@@ -15,7 +15,8 @@ replaced log's old mtime); the judge's names the judge's code, the job
 and the record. A record or verdict kept under another ID is made
 again. A folder from before LOG.json kept the meta in LOG.meta (and the
 rest in LOG.record, LOG.nested and LOG.verdict, no longer read): its
-meta is read from there, and LOG.json written beside it.
+meta is read from there, and LOG.json written beside it. So is the meta
+of a boot of boot-guest.sh, the door that boots one job alone.
 """
 import functools
 import hashlib
@@ -61,14 +62,17 @@ def keep_meta(log, meta):
 
 
 def meta_of(log, kept):
-    """The boot's meta line: KEPT's, else an older folder's LOG.meta,
-    else console.DEFAULT_META."""
+    """The boot's meta line: KEPT's, else LOG.meta's (an older folder's,
+    or boot-guest.sh's), else None: how the boot ended is not known."""
     meta = kept.get("meta")
-    return meta if isinstance(meta, str) else console.read_meta(log)
+    if isinstance(meta, str):
+        return meta
+    return console.read_meta(log) if os.path.isfile(log + ".meta") else None
 
 
 def log_id(log, meta):
-    """What identifies the bytes of LOG, its META and LOG.qemu."""
+    """What identifies the bytes of LOG, its META (None: unknown) and
+    LOG.qemu."""
     h = hashlib.sha256()
     for path in (log, log + ".qemu"):
         try:
@@ -77,7 +81,7 @@ def log_id(log, meta):
         except FileNotFoundError:
             h.update(b"(none)")
         h.update(b"\0")
-    h.update(meta.encode(ENCODING))
+    h.update(b"(none)" if meta is None else meta.encode(ENCODING))
     return h.hexdigest()[:16]
 
 
@@ -90,17 +94,21 @@ def _strings(r, nested):
 
 def _record(log, parser):
     """(judged record, record fields, nested lines) of LOG, the record
-    parsed again unless kept under this parser and these bytes."""
+    parsed again unless kept under this parser and these bytes. A boot
+    whose meta is not known (no LOG.json, or a damaged one, and no
+    LOG.meta) is parsed with console.DEFAULT_META and nothing is kept:
+    a default written down would stand for the real meta from then on."""
     kept = load(log)
     meta = meta_of(log, kept)
     tag = f"parser={parser or console.parser_id()}.{log_id(log, meta)}"
     r, nested = kept.get("record"), kept.get("nested")
     if kept.get("parser") == tag and _strings(r, nested):
         return kept, r, nested
-    line, nested = console.parse(log, meta)
+    line, nested = console.parse(log, meta or console.DEFAULT_META)
     r = joblist.fields(line)
     kept = {"meta": meta, "parser": tag, "record": r, "nested": nested}
-    save(log, kept)
+    if meta is not None:
+        save(log, kept)
     return kept, r, nested
 
 
@@ -128,7 +136,8 @@ def _judge_code():
 
 def verdict(log, job_line, parser=None):
     """(Verdict, record fields, nested lines) of the boot LOG of the job
-    JOB_LINE, judged at most once."""
+    JOB_LINE, judged at most once (every time when its meta is not
+    known: _record)."""
     kept, r, nested = _record(log, parser)
     tag = "judge=" + judge_id(job_line, joblist.line(r))
     if kept.get("judge") == tag:
@@ -138,5 +147,6 @@ def verdict(log, job_line, parser=None):
                 ValueError):
             pass  # A verdict damaged since: judged again.
     v = judge.judge(joblist.fields(job_line), r)
-    save(log, dict(kept, judge=tag, verdict=v.lines()))
+    if kept.get("meta") is not None:
+        save(log, dict(kept, judge=tag, verdict=v.lines()))
     return v, r, nested

@@ -328,7 +328,7 @@ def node(text):
 
 
 def tree(nested):
-    """The nested lines NESTED (parse's, LOG.nested's) as a tree: each
+    """The nested lines NESTED (parse's, a judged record's) as a tree: each
     section's Nodes, in order; console, guest_checks and kunit always."""
     sections = {"console": [], "guest_checks": [], "kunit": []}
     for entry in nested:

@@ -171,9 +171,10 @@ class Guest:
 
     def __init__(self, job, log, style=None, settings=Settings()):
         self.job, self.log = job, log
+        # A job refused here leaves an earlier boot's LOG as it was.
+        self.cmd, self.made = command(job, log, style, settings)
         if os.path.exists(log):
             os.remove(log)
-        self.cmd, self.made = command(job, log, style, settings)
         self.proc, self.start_time = None, 0.0
 
     def start(self):

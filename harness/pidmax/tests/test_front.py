@@ -249,9 +249,20 @@ class BootVerbsTest(FolderCase):
             self.assertEqual(self.read("b.log"), f.read())
         self.assertEqual(self.read("b.log.meta").split()[:2],
                          ["qemu_exit=0", "timed_out=0"])
+        self.assertEqual(run("parse", "--write", log)[0], 0)
+        kept = self.read("b.log.json")
+        # A job refused before its boot leaves the earlier boot's files.
         rc, _, err = run("boot", line(boot_job("a", 1, smp="x")), log)
         self.assertEqual((rc, err), (1, "pidmax: error: smp must be N or "
                                         "N,maxcpus=M, not 'x'\n"))
+        self.assertEqual(self.read("b.log.json"), kept)
+        # A boot again: the earlier judged record is gone with its log,
+        # and a parse reads this boot's LOG.meta.
+        with mock.patch.dict(os.environ, dict(env, FAKE_QEMU_MODE="crash")):
+            self.assertEqual(run("boot", line(boot_job("a", 255)), log)[0], 0)
+        self.assertFalse(os.path.exists(log + ".json"))
+        self.assertEqual(fields(run("parse", "--write", log)[1])["qemu_exit"],
+                         "1")
 
 
 if __name__ == "__main__":

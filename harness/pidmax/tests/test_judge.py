@@ -132,6 +132,16 @@ class JudgeTest(unittest.TestCase):
                 f.write("{half a record")
             self.assertIs(boot.verdict(log, line)[0].verdict,
                           judge.Status.PASS)
+            # Without LOG.meta too, how the boot ended is lost: the boot
+            # is judged on the default meta, and the damaged record is
+            # left for a reader to see, not replaced by that default.
+            os.remove(log + ".meta")
+            with open(log + boot.JUDGED, "w", encoding="ascii") as f:
+                f.write("{half a record")
+            v, r, _ = boot.verdict(log, line)
+            self.assertEqual((v.verdict, r["qemu_exit"]), ("pass", "none"))
+            with open(log + boot.JUDGED, encoding="ascii") as f:
+                self.assertEqual(f.read(), "{half a record")
 
 
 # A boot of 6.1's small-maxsmp-wide-kmod (BASE_SMALL, 33 possible CPUs,

@@ -9,7 +9,7 @@ import tempfile
 import unittest
 import xml.etree.ElementTree as ET
 
-from pidmax import boot, report, tables
+from pidmax import boot, joblist, report, tables
 from pidmax.results_dir import LOCKED_ENV
 from pidmax.tests.test_judge import FIX, job
 
@@ -88,8 +88,10 @@ class ReportTest(unittest.TestCase):
                          "hotplug-033,hotplug")
 
     def test_judged_once_and_again_for_another_job(self):
-        self.run_report()
         kept = os.path.join(self.dir, "boots", "a-hotplug-255.log.json")
+        shutil.copy(os.path.join(FIX, "hotplug-255.log.meta"),
+                    kept.replace(".json", ".meta"))
+        self.run_report()
         before = os.stat(kept).st_mtime_ns
         self.run_report()
         self.assertEqual(os.stat(kept).st_mtime_ns, before)
@@ -176,7 +178,20 @@ class ReportTest(unittest.TestCase):
         with open(log + ".meta") as f:
             self.assertEqual(kept["meta"], f.read().strip())
         self.assertEqual((kept["record"], kept["nested"]), (r, nested))
+        before = os.stat(log + boot.JUDGED).st_mtime_ns
         self.assertEqual(boot.record(log), (r, nested))
+        self.assertEqual(os.stat(log + boot.JUDGED).st_mtime_ns, before)
+
+    def test_a_boot_whose_end_is_not_known_keeps_nothing(self):
+        # No LOG.json and no LOG.meta: parsed with the default meta,
+        # which is not written down as if it were the boot's.
+        log = os.path.join(self.dir, "boots", "a-hotplug-255.log")
+        r, _ = boot.record(log)
+        self.assertEqual((r["qemu_exit"], r["timed_out"]), ("none", "0"))
+        self.assertFalse(os.path.exists(log + boot.JUDGED))
+        line = joblist.line(list(self.jobs[0].items()))
+        self.assertEqual(boot.verdict(log, line)[0].verdict, "pass")
+        self.assertFalse(os.path.exists(log + boot.JUDGED))
 
 
 if __name__ == "__main__":

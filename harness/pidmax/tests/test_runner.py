@@ -55,6 +55,12 @@ class RunnerTest(unittest.TestCase):
         skip = {"name": "s", "tier": "hotplug", "variant": "full",
                 "skip": "why"}
         self.write(boot_job("a", 255), skip, boot_job("b", 254))
+        # An older run's six files of boot a, which this run replaces.
+        os.makedirs(os.path.join(self.dir, "boots"))
+        for ext in ("", ".meta", ".record", ".nested", ".verdict", ".qemu"):
+            with open(os.path.join(self.dir, "boots", "a.log" + ext),
+                      "w") as f:
+                f.write("qemu_exit=0 timed_out=1 seconds=9\n")
         out = self.run_quietly()
         self.assertEqual(len([x for x in out if x.startswith("[")]), 2)
         # (The two boot at once: either may end first.)

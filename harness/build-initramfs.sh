@@ -3,7 +3,7 @@
 # initramfs every guest boots, with the kernel's own gen_init_cpio.
 #
 # Usage: harness/build-initramfs.sh [--arch A] [--debian-arch D] BUILD_DIR
-#        harness/build-initramfs.sh [--debian-arch D] --modules OBJ BUILD_DIR
+#        harness/build-initramfs.sh --modules OBJ BUILD_DIR
 # Prints the path of the cpio archive; rebuilds it only when busybox or
 # guest-init.sh changed. The host's busybox-static serves x86-64; for
 # another architecture of harness/arches Debian's busybox-static of
@@ -12,7 +12,7 @@
 # one init of every architecture.
 #
 # --debian-arch D gives A's Debian name (harness/arches' DEBIAN) from a
-# caller that has read the tables (build-kernel.sh passes its build's):
+# caller that has read the tables (the sweep passes its architecture's):
 # then the tables are not asked; without it arch_row reads A's row.
 #
 # --modules OBJ packs a kernel's own modules instead, those its build
@@ -30,7 +30,7 @@ HARNESS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$HARNESS/lib.sh"
 
 USAGE="Usage: harness/build-initramfs.sh [--arch A] [--debian-arch D] BUILD_DIR
-       harness/build-initramfs.sh [--debian-arch D] --modules OBJ BUILD_DIR
+       harness/build-initramfs.sh --modules OBJ BUILD_DIR
 Pack busybox-static and guest-init.sh into BUILD_DIR/initramfs.cpio
 (initramfs-A.cpio for an architecture A other than x86_64).
   --debian-arch D  A's Debian architecture (harness/arches' DEBIAN):
@@ -53,10 +53,12 @@ done
 shift
 (($# == 1)) || usage_error "expects BUILD_DIR"
 [[ -z $modules || $arch == x86_64 ]] || usage_error "--modules packs no busybox: leave --arch out"
-# ARCH_DEBIAN, A's Debian name: given, or else A's row.
+[[ -z $modules || -z $debian_arch ]] || usage_error "--modules packs no busybox: leave --debian-arch out"
+# ARCH_DEBIAN, A's Debian name (busybox's): given, or else A's row;
+# --modules packs no busybox and asks nothing.
 if [[ -n $debian_arch ]]; then
 	ARCH_DEBIAN=$debian_arch
-else
+elif [[ -z $modules ]]; then
 	arch_row "$arch" || usage_error "--arch: see above"
 fi
 build=$1

@@ -9,18 +9,10 @@
 #   --arch A  the row's architecture (default x86_64), cross-compiled
 #            with harness/arches' compiler; its folders are named
 #            TREE-A-BUILD (--name)
-#   FACTS    what the build reads of the tables, all eight options or
-#            none (then the tables are asked once, pidmax.sh table build
-#            TREE BUILD A, which prints these options; both are
-#            pidmax/tables.py's build_facts):
-#     --name N  the name of the build's folders (TREE-BUILD, TREE-A-BUILD)
-#     --initrd builtin|external  the row's INITRD
-#     --suite S  the tree's suite (harness/trees: host, or one fetched)
-#     --series DIR  the folder of the tree's quilt series
-#     --make M  the architecture's make ARCH (harness/arches)
-#     --cross P  its cross-compiler prefix (empty: the host's gcc)
-#     --image F  its image file, inside the object folder
-#     --debian-arch D  its Debian name, passed on to build-initramfs.sh
+#   FACTS    what the build reads of the tables (--help lists them),
+#            all seven options or none: then the tables are asked once,
+#            pidmax.sh table build TREE BUILD A, which prints them (both
+#            are pidmax/tables.py's build_facts)
 #   MUTANT_PATCH  a patch pushed on top of the series (harness/mutants.sh);
 #            its vmlinux goes to kernel-TREE-BUILD-mutant/
 #   --stock  the same configuration without the series (the baseline),
@@ -47,7 +39,7 @@ set -euo pipefail
 # run. main reads the options and the facts (build_facts), then runs
 # the four steps; the steps share main's settings (build, tree, variant,
 # arch, stock, bzimage, mutant, the facts: name, initrd_mode, suite,
-# series_dir, make_arch, cross, image_path, debian_arch; src, obj, out,
+# series_dir, make_arch, cross, image_path; src, obj, out,
 # log, frags, tarball, SERIES_DIR) and
 # each sets the id the next ones key on (tar_id, series_id, config_id;
 # configure also own_cpio, a built-in initramfs with modules).
@@ -67,7 +59,7 @@ of the image (vmlinux, or arm64's Image) and .config.
   --bzimage  also build a bzImage, beside vmlinux
   --fragments  build and write nothing: print the image's folder, the
            row's INITRD (builtin or external) and the fragments, in order
-FACTS, what the build reads of the tables: all eight or none (the
+FACTS, what the build reads of the tables: all seven or none (the
 tables are then asked, once: pidmax.sh table build TREE BUILD A prints them)
   --name N  the name of its folders (TREE-BUILD, or TREE-A-BUILD)
   --initrd builtin|external  the row's INITRD
@@ -75,8 +67,7 @@ tables are then asked, once: pidmax.sh table build TREE BUILD A prints them)
   --series DIR  the tree's series folder
   --make M  the architecture's make ARCH (harness/arches)
   --cross P  its cross-compiler prefix (may be empty)
-  --image F  its image, a path inside the object folder
-  --debian-arch D  its Debian name (for build-initramfs.sh)"
+  --image F  its image, a path inside the object folder"
 local stock=0 bzimage=0 arch=x86_64 fragments_only=0
 # The facts given as options, by name (--name: fact[name]).
 local -A fact=()
@@ -125,7 +116,7 @@ echo "$out"
 
 # The facts of a build that the tables hold, by their options' names
 # (--name N ...), in the order pidmax/tables.py's BuildFacts gives them.
-FACTS=(name initrd suite series make cross image debian-arch)
+FACTS=(name initrd suite series make cross image)
 
 # build_facts: the facts of the build (tree, variant, arch), from
 # main's fact: all given, or none, and then asked of the tables once
@@ -152,7 +143,7 @@ build_facts() {
 		usage_error "--initrd wants builtin or external, not '${fact[initrd]}'"
 	name=${fact[name]} initrd_mode=${fact[initrd]} suite=${fact[suite]}
 	series_dir=${fact[series]} make_arch=${fact[make]} cross=${fact[cross]}
-	image_path=${fact[image]} debian_arch=${fact[debian-arch]}
+	image_path=${fact[image]}
 }
 
 # no_such_build: the tables refused the build's facts (their message
@@ -420,8 +411,7 @@ fi
 # changed its copy.
 with_modules() {
 	local mods
-	mods=$("$HARNESS/build-initramfs.sh" --debian-arch "$debian_arch" \
-		--modules "$obj" "$build") ||
+	mods=$("$HARNESS/build-initramfs.sh" --modules "$obj" "$build") ||
 		die "could not pack the modules of $obj (see above)"
 	[[ -z $mods ]] || cp "$mods" "$out/modules.cpio"
 	[[ -n $own_cpio ]] || return 0

@@ -286,13 +286,6 @@ kernel_initrd_mode() {
 	table_answer initrd "$@"
 }
 
-# kernel_name TREE BUILD [ARCH]: what names a build's folders and boots:
-# TREE-BUILD on x86_64 (the names results and scripts already use),
-# TREE-ARCH-BUILD on any other architecture.
-kernel_name() {
-	table_answer name "$@"
-}
-
 # kernel_plan TREE ARCH VARIANT MODE TIER...: which of the variant's
 # builds boot which TIERs, a line "BUILD TIER..." per build needed, in
 # the table's order. A tier boots on the first row of the variant that

@@ -213,8 +213,7 @@ class BuildFacts:
     """What a build of the kernel table (TREE BUILD on ARCH) needs of the
     tables: its name (kernel_name), its row's INITRD, its tree's suite
     and series folder (harness/trees), and its architecture's make ARCH,
-    cross-compiler prefix, image file and Debian architecture
-    (harness/arches)."""
+    cross-compiler prefix and image file (harness/arches)."""
     name: str
     initrd: str
     suite: str
@@ -222,14 +221,13 @@ class BuildFacts:
     make: str
     cross: str
     image: str
-    debian: str
 
     def options(self):
         """The facts as the options build-kernel.sh takes them."""
         return ["--name", self.name, "--initrd", self.initrd,
                 "--suite", self.suite, "--series", self.series,
                 "--make", self.make, "--cross", self.cross,
-                "--image", self.image, "--debian-arch", self.debian]
+                "--image", self.image]
 
     def words(self):
         """options() on one line, each word quoted for the shell's eval
@@ -251,7 +249,7 @@ def build_facts(tree_name, build, arch_name="x86_64", where=HOME):
     return BuildFacts(kernel_name(tree_name, build, arch_name),
                       rows[0].initrd, tree(tree_name, where)[0],
                       tree_series(tree_name, where), a.make, a.cross,
-                      a.image, a.debian)
+                      a.image)
 
 
 def kernel_plan(tree_name, arch_name, variant, pick, want, where=HOME):

@@ -25,8 +25,6 @@ test_arch_tables() {
 	expect_eq "arm64 row" "$ARCH_MACHINE $ARCH_FIRMWARE $ARCH_QEMU $ARCH_CONSOLE $ARCH_MAXCPUS ${ARCH_PACKAGES%%,*}" \
 		"virt dt qemu-system-aarch64 ttyAMA0 512 qemu-system-arm" || rc=1
 	must_fail 'unknown architecture "sparc"' arch_row sparc || rc=1
-	expect_eq "7.3 arm64" "$(kernel_name 7.3 full arm64) $(kernel_name 7.3 full)" \
-		"7.3-arm64-full 7.3-full" || rc=1
 	return $rc
 }
 

@@ -68,7 +68,7 @@ no_tables() {
 # FACTS_61_WIDE: what build-kernel.sh is told of 6.1's full-maxsmp-wide
 # (harness/kernels, trees, arches), with a name of its own.
 FACTS_61_WIDE=(--name told-6.1-wide --initrd builtin --suite host --series "$HARNESS/.."
-	--make x86 --cross "" --image vmlinux --debian-arch amd64)
+	--make x86 --cross "" --image vmlinux)
 
 # build-kernel.sh told every fact of a build asks the tables nothing
 # (none exists here): --fragments answers from the facts, and a build
@@ -103,7 +103,7 @@ $HARNESS/config/wide.config" || rc=1
 # architecture they lack is named.
 test_build_part_of_the_facts_refused() {
 	local b="$TMP/build" rc=0
-	must_fail "--series --make --cross --image --debian-arch missing" \
+	must_fail "--series --make --cross --image missing" \
 		"$HARNESS/build-kernel.sh" "${FACTS_61_WIDE[@]:0:6}" "$b" 6.1 full-maxsmp-wide || rc=1
 	must_fail "--initrd wants builtin or external, not 'inside'" \
 		"$HARNESS/build-kernel.sh" "${FACTS_61_WIDE[@]:0:2}" --initrd inside \
@@ -119,9 +119,10 @@ test_build_part_of_the_facts_refused() {
 	return $rc
 }
 
-# build-initramfs.sh told the architecture's Debian name asks the tables
-# nothing, with --modules too (as build-kernel.sh runs it); without it,
-# it asks them.
+# build-initramfs.sh told the architecture's Debian name (as the sweep
+# tells it) asks the tables nothing, nor does --modules, which packs no
+# busybox (as build-kernel.sh runs it) and is refused the name; without
+# either, it asks them.
 test_initramfs_told_its_debian_arch() {
 	local b="$TMP/b"
 	fake_build "$b"
@@ -129,7 +130,9 @@ test_initramfs_told_its_debian_arch() {
 	"$HARNESS/build-initramfs.sh" --debian-arch amd64 "$b" >/dev/null || return 1
 	[[ -s $b/initramfs.cpio ]] || { echo "no initramfs"; return 1; }
 	must_fail "--modules $TMP/obj: not a kernel build folder" \
-		"$HARNESS/build-initramfs.sh" --debian-arch arm64 --modules "$TMP/obj" "$b" || return 1
+		"$HARNESS/build-initramfs.sh" --modules "$TMP/obj" "$b" || return 1
+	must_fail "--modules packs no busybox: leave --debian-arch out" \
+		"$HARNESS/build-initramfs.sh" --debian-arch amd64 --modules "$TMP/obj" "$b" || return 1
 	must_fail "/nonexistent/arches" "$HARNESS/build-initramfs.sh" "$b"
 }
 

@@ -160,8 +160,7 @@ class SweepRunTest(FolderCase):
         facts = ("--name", "9.9-full", "--initrd", "external", "--suite",
                  "host", "--series", os.path.join(
                      os.path.dirname(sk.tables.HARNESS), "mainline"),
-                 "--make", "x86", "--cross", "", "--image", "vmlinux",
-                 "--debian-arch", "amd64")
+                 "--make", "x86", "--cross", "", "--image", "vmlinux")
         self.assertEqual(self.calls[1:], [
             ("build-kernel.sh", "--arch", "x86_64", *facts, self.build,
              "9.9", "full"),

@@ -174,17 +174,16 @@ class KernelTableTest(unittest.TestCase):
         self.assertEqual(arm, tables.BuildFacts(
             "9.9-arm64-full", "external", "trixie-backports",
             "/abs/$series", "arm64", "aarch64-linux-gnu-",
-            "arch/arm64/boot/Image", "arm64"))
+            "arch/arm64/boot/Image"))
         wide = tables.build_facts("9.9", "full-wide", where=where)
         self.assertEqual(wide.options(), [
             "--name", "9.9-full-wide", "--initrd", "builtin",
             "--suite", "trixie-backports", "--series", "/abs/$series",
-            "--make", "x86", "--cross", "", "--image", "vmlinux",
-            "--debian-arch", "amd64"])
+            "--make", "x86", "--cross", "", "--image", "vmlinux"])
         self.assertEqual(wide.words(), (
             "--name 9.9-full-wide --initrd builtin --suite trixie-backports "
             "--series '/abs/$series' --make x86 --cross '' --image "
-            "vmlinux --debian-arch amd64"))
+            "vmlinux"))
         for args, error in (
                 (("9.9", "full", "sparc"), 'unknown architecture "sparc"'),
                 (("9.9", "full-big", "arm64"), f"{self.where.kernels} has "

@@ -15,7 +15,7 @@ replaced log's old mtime); the judge's names the judge's code, the job
 and the record. A record or verdict kept under another ID is made
 again. A folder from before LOG.json kept the meta in LOG.meta (and the
 rest in LOG.record, LOG.nested and LOG.verdict, no longer read): its
-meta is read from there, and LOG.json written beside it. So is the meta
+meta is read from there, always, and LOG.json written beside it. So is the meta
 of a boot of boot-guest.sh, the door that boots one job alone.
 """
 import functools
@@ -62,12 +62,14 @@ def keep_meta(log, meta):
 
 
 def meta_of(log, kept):
-    """The boot's meta line: KEPT's, else LOG.meta's (an older folder's,
-    or boot-guest.sh's), else None: how the boot ended is not known."""
+    """The boot's meta line: LOG.meta's where there is one (an older
+    folder's, which may have had its LOG and LOG.meta replaced since it
+    got its LOG.json, or boot-guest.sh's), else KEPT's, else None: how
+    the boot ended is not known."""
+    if os.path.isfile(log + ".meta"):
+        return console.read_meta(log)
     meta = kept.get("meta")
-    if isinstance(meta, str):
-        return meta
-    return console.read_meta(log) if os.path.isfile(log + ".meta") else None
+    return meta if isinstance(meta, str) else None
 
 
 def log_id(log, meta):

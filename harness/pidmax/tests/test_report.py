@@ -102,13 +102,18 @@ class ReportTest(unittest.TestCase):
     def test_a_replaced_log_is_judged_again_whatever_its_mtime(self):
         # cp -p, tar and rsync -t keep the old mtime of what they copy: a
         # log replaced by a panic, older than the kept record and verdict,
-        # is still parsed and judged again.
-        self.assertEqual(self.run_report()[0].verdict, "pass")
+        # is still parsed and judged again. In a folder from before the
+        # judged record, LOG.meta stays how the boot ended, however old
+        # its LOG.json.
         log = os.path.join(self.dir, "boots", "a-hotplug-255.log")
+        shutil.copy(os.path.join(FIX, "hotplug-255.log.meta"), log + ".meta")
+        self.assertEqual(self.run_report()[0].verdict, "pass")
+        self.assertTrue(os.path.isfile(log + boot.JUDGED))
         for suffix in ("", ".meta"):
             shutil.copy(os.path.join(FIX, "panic.log" + suffix), log + suffix)
             os.utime(log + suffix, ns=(1, 1))
-        self.assertEqual(self.run_report()[0].verdict, "panic")
+        b = self.run_report()[0]
+        self.assertEqual((b.verdict, b.record["seconds"]), ("panic", "0.95"))
 
     def test_failed_boots_named_with_their_checks(self):
         self.assertEqual(report.failures(self.run_report()), [

@@ -134,8 +134,10 @@ class Runner:
     def start_guest(self, i, j):
         """Start the guest of job I; a thread waits for it and says when
         it ended."""
-        boot.forget(self.log(i))
         g = guest.Guest(j, self.log(i), settings=self.settings)
+        # Once the job is accepted, as the boot verb does: what an
+        # earlier boot into the log left would stand for this one.
+        boot.forget(self.log(i))
         self.running[i] = g
         g.start()
         threading.Thread(target=self.wait_guest, args=(i, g),

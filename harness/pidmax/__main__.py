@@ -130,9 +130,9 @@ def cmd_check_jobs(args):
         for job in joblist.read(path):
             if job.skip:
                 continue
-            small, is64, _ = Config(job.get("config")).pid_params()
+            small, is64, _ = Config(job.config).pid_params()
             for m in joblist.mismatches(job, small, is64):
-                print(f"{path}: {job.get('name')}: {m}")
+                print(f"{path}: {job.name}: {m}")
                 bad += 1
             checked += 1
     print(f"{checked} jobs checked, {bad} fields differ from the formula")
@@ -140,18 +140,19 @@ def cmd_check_jobs(args):
 
 
 def cmd_parse(args):
-    from . import boot, console, joblist
+    from . import boot, console
     if args.write:
         r, _ = boot.record(args.log)
-        print(joblist.line(r))
     else:
-        print(console.parse(args.log)[0])
+        r, _ = console.parse(args.log)
+    print(r.line())
     return 0
 
 
 def cmd_judge(args):
-    from . import joblist, judge
-    v = judge.judge(joblist.fields(args.job), joblist.fields(args.record))
+    from . import console, joblist, judge
+    v = judge.judge(joblist.Job.parse(args.job),
+                    console.Record.parse(args.record))
     print("\n".join(v.lines()))
     return 0
 
@@ -223,7 +224,7 @@ def cmd_boot(args):
     from . import boot, guest, joblist
     from .stops import Stop
     meta = args.log + ".meta"
-    g = guest.Guest(joblist.fields(args.job), args.log,
+    g = guest.Guest(joblist.Job.parse(args.job), args.log,
                     os.environ.get("BOOT_STYLE"), args.settings)
     # What an earlier boot into LOG left (LOG.meta, a judged record)
     # would stand for this one.

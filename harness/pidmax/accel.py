@@ -37,8 +37,8 @@ def probe(build, kernel, config, initrd, settings=Settings()):
     when the guest proves itself."""
     m = Maker(kernel, config, initrd, "kvm-probe", "kvm",
               where=settings.tables)
-    job = joblist.fields(m.job("probe", "probe", 1, 1, "1",
-                             timeout=PROBE_TIMEOUT))
+    job = joblist.Job.parse(m.job("probe", "probe", 1, 1, "1",
+                                  timeout=PROBE_TIMEOUT))
     log = os.path.join(build, "kvm-probe.log")
     try:
         g = guest.Guest(job, log, settings=settings)
@@ -46,8 +46,8 @@ def probe(build, kernel, config, initrd, settings=Settings()):
         meta = g.wait()
     except ValueError:
         return "tcg"
-    record = joblist.fields(console.parse(log, meta)[0])
-    return "kvm" if record.get("end") == "1" else "tcg"
+    record, _ = console.parse(log, meta)
+    return "kvm" if record.end else "tcg"
 
 
 def choose(build, kernel, config, initrd, may_probe=True,

@@ -17,8 +17,7 @@ series' version, which must pass with and without the series.
 import os
 
 from . import formula
-from .joblist import line
-from .joblist import fields
+from .joblist import Job, Kunit
 from .kconfig import Config
 
 
@@ -39,33 +38,27 @@ def stock_kernels(pairs):
 
 def stock_job(job_line, stock):
     """The line of the job JOB_LINE on its label's stock kernel."""
-    j = fields(job_line)
-    label = j.get("label", "")
+    j = Job.parse(job_line)
+    label = j.label or ""
     if label not in stock:
-        raise ValueError(f"job {j.get('name', '?')} is of kernel '{label}', "
+        raise ValueError(f"job {j.name or '?'} is of kernel '{label}', "
                          "which has no stock kernel")
-    case = j["name"].removeprefix(label + "-")
-    if j.get("skip"):
-        return line([("name", f"{label}-stock-{case}"), ("tier", j["tier"]),
-                     ("variant", j["variant"]), ("label", f"{label}-stock"),
-                     ("skip", j["skip"])])
+    case = j.name.removeprefix(label + "-")
+    if j.skip:
+        return Job(name=f"{label}-stock-{case}", tier=j.tier,
+                   variant=j.variant, label=f"{label}-stock",
+                   skip=j.skip).line()
     kernel, config, (small, is64, kunit) = stock[label]
-    e = formula.expected(int(j["possible"]), small, is64, "stock")
+    e = formula.expected(j.possible, small, is64, "stock")
     new = {"name": f"{label}-stock-{case}", "label": f"{label}-stock",
-           "kernel": kernel, "config": config, "kunit": kunit,
+           "kernel": kernel, "config": config, "kunit": Kunit(str(kunit)),
            "series": "auto", "line_default": e.pid_max,
-           "line_min": e.minimum, "pid_max_min": e.minimum}
-    if j.get("pid_max") == j.get("line_default"):
+           "line_min": e.minimum, "pid_max_min": e.minimum, "model": "stock"}
+    if j.pid_max == j.line_default:
         new["pid_max"] = e.pid_max
-    new["model"] = "stock"
-    if j.get("selftests"):
+    if j.selftests is not None:
         new["selftests_judged"] = "yes"
-    # The job's own fields in its own order, some replaced; the rest
-    # (model, selftests_judged) after them.
-    pairs = []
-    for word in job_line.split("\t"):
-        key, _, value = word.partition("=")
-        # A stock kernel without the suite wants none of its cases.
-        if key != "kunit_cases" or str(kunit) != "0":
-            pairs.append((key, new.pop(key, value)))
-    return line(pairs + list(new.items()))
+    # A stock kernel without the suite wants none of its cases.
+    if new["kunit"] == Kunit.NONE:
+        new["kunit_cases"] = None
+    return j.replace(**new).line()

@@ -87,45 +87,51 @@ def log_id(log, meta):
     return h.hexdigest()[:16]
 
 
-def _strings(r, nested):
-    """R is a dict of strings and NESTED a list of them, as the parser
-    makes them (else a damaged record: parsed again)."""
-    return isinstance(r, dict) and isinstance(nested, list) and all(
-        isinstance(x, str) for x in (*r, *r.values(), *nested))
+def _kept(r, nested):
+    """The Record of R, a dict of strings as Record.fields writes it, when
+    NESTED is a list of strings (else None: a damaged record, parsed
+    again)."""
+    if not (isinstance(r, dict) and isinstance(nested, list) and all(
+            isinstance(x, str) for x in (*r, *r.values(), *nested))):
+        return None
+    try:
+        return console.Record.read(r)
+    except (TypeError, ValueError):
+        return None
 
 
 def _record(log, parser):
-    """(judged record, record fields, nested lines) of LOG, the record
-    parsed again unless kept under this parser and these bytes. A boot
-    whose meta is not known (no LOG.json, or a damaged one, and no
-    LOG.meta) is parsed with console.DEFAULT_META and nothing is kept:
-    a default written down would stand for the real meta from then on."""
+    """(judged record, Record, nested lines) of LOG, the record parsed
+    again unless kept under this parser and these bytes. A boot whose
+    meta is not known (no LOG.json, or a damaged one, and no LOG.meta)
+    is parsed with console.DEFAULT_META and nothing is kept: a default
+    written down would stand for the real meta from then on."""
     kept = load(log)
     meta = meta_of(log, kept)
     tag = f"parser={parser or console.parser_id()}.{log_id(log, meta)}"
-    r, nested = kept.get("record"), kept.get("nested")
-    if kept.get("parser") == tag and _strings(r, nested):
-        return kept, r, nested
-    line, nested = console.parse(log, meta or console.DEFAULT_META)
-    r = joblist.fields(line)
-    kept = {"meta": meta, "parser": tag, "record": r, "nested": nested}
+    r = _kept(kept.get("record"), kept.get("nested"))
+    if kept.get("parser") == tag and r is not None:
+        return kept, r, kept["nested"]
+    r, nested = console.parse(log, meta or console.DEFAULT_META)
+    kept = {"meta": meta, "parser": tag, "record": r.fields(),
+            "nested": nested}
     if meta is not None:
         save(log, kept)
     return kept, r, nested
 
 
 def record(log, parser=None):
-    """(record fields, nested lines) of the boot LOG, parsed at most once."""
+    """(Record, nested lines) of the boot LOG, parsed at most once."""
     _, r, nested = _record(log, parser)
     return r, nested
 
 
-def judge_id(job_line, record_line):
-    """What a verdict depends on: the judge's code, the job (the KUnit
-    cases with it) and the record."""
-    h = hashlib.sha256(record_line.encode(ENCODING))
+def judge_id(job, r):
+    """What a verdict depends on: the judge's code, the Job JOB (the
+    KUnit cases with it) and the Record R."""
+    h = hashlib.sha256(r.line().encode(ENCODING))
     h.update(_judge_code())
-    h.update(job_line.encode(ENCODING))
+    h.update(job.line().encode(ENCODING))
     return h.hexdigest()[:16]
 
 
@@ -136,19 +142,19 @@ def _judge_code():
         return f.read()
 
 
-def verdict(log, job_line, parser=None):
-    """(Verdict, record fields, nested lines) of the boot LOG of the job
-    JOB_LINE, judged at most once (every time when its meta is not
-    known: _record)."""
+def verdict(log, job, parser=None):
+    """(Verdict, Record, nested lines) of the boot LOG of the Job JOB,
+    judged at most once (every time when its meta is not known:
+    _record)."""
     kept, r, nested = _record(log, parser)
-    tag = "judge=" + judge_id(job_line, joblist.line(r))
+    tag = "judge=" + judge_id(job, r)
     if kept.get("judge") == tag:
         try:
             return judge.read_verdict(kept["verdict"]), r, nested
         except (AttributeError, KeyError, IndexError, TypeError,
                 ValueError):
             pass  # A verdict damaged since: judged again.
-    v = judge.judge(joblist.fields(job_line), r)
+    v = judge.judge(job, r)
     if kept.get("meta") is not None:
         save(log, dict(kept, judge=tag, verdict=v.lines()))
     return v, r, nested

@@ -19,8 +19,7 @@ import math
 import os
 
 from . import boot, formula
-from .joblist import fields, write_lines
-from .judge import is_num
+from .joblist import Job, write_lines
 
 HEAD = "boot,kernel,online,possible,last_pid_at_init,tasks,kthreads"
 PROJECTED = (1664, 4096, 8192)
@@ -33,19 +32,19 @@ def boots(dirs):
     rows, jobs = [], []
     for d in dirs:
         with open(os.path.join(d, "jobs"), encoding="latin-1") as f:
-            for j in map(fields, f.read().splitlines()):
-                log = os.path.join(d, "boots", j.get("name", "") + ".log")
-                if j.get("tier") not in ("online", "wide-online") or \
-                        j.get("skip") or not os.path.exists(log):
+            for j in map(Job.parse, f.read().splitlines()):
+                log = os.path.join(d, "boots", (j.name or "") + ".log")
+                if j.tier not in ("online", "wide-online") or \
+                        j.skip or not os.path.exists(log):
                     continue
                 jobs.append(j)
                 r, _ = boot.record(log)
-                if is_num(r.get("last_pid_at_init", "")) and \
-                        is_num(r.get("online", "")):
-                    rows.append(",".join((j["name"], j.get("label", ""), *(
-                        r.get(k, "") for k in ("online", "possible",
-                                               "last_pid_at_init", "tasks",
-                                               "kthreads")))))
+                if None not in (r.last_pid_at_init, r.online):
+                    text = r.fields()
+                    rows.append(",".join((j.name, j.label or "", *(
+                        text[k] for k in ("online", "possible",
+                                          "last_pid_at_init", "tasks",
+                                          "kthreads")))))
     return rows, jobs
 
 
@@ -54,10 +53,10 @@ def limits(jobs):
     say the variant (BASE_SMALL) and the limit (4194304: 64-bit)."""
     out = {}
     for j in jobs:
-        if j.get("pid_max_max") and j.get("label") not in out:
-            small = j.get("variant") == "small"
-            is64 = j["pid_max_max"] == "4194304"
-            out[j["label"]] = {n: formula.expected(n, small, is64).pid_max
+        if j.pid_max_max and j.label not in out:
+            small = j.variant == "small"
+            is64 = j.pid_max_max == 4194304
+            out[j.label] = {n: formula.expected(n, small, is64).pid_max
                                for n in PROJECTED}
     return out
 

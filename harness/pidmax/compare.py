@@ -14,7 +14,7 @@ import csv
 import os
 import sys
 
-from .joblist import fields, write_lines
+from .joblist import Job, write_lines
 
 HEAD = ("boot,variant,cpus,stock_pid_max,stock_pid_max_min,patched_pid_max,"
         "patched_pid_max_min,same")
@@ -23,8 +23,8 @@ HEAD = ("boot,variant,cpus,stock_pid_max,stock_pid_max_min,patched_pid_max,"
 def cases(path):
     """Each job's name to its case: the name without "LABEL-"."""
     with open(path, encoding="latin-1") as f:
-        jobs = [fields(line) for line in f.read().splitlines()]
-    return {j.get("name", ""): j.get("name", "")[len(j.get("label", "")) + 1:]
+        jobs = [Job.parse(line) for line in f.read().splitlines()]
+    return {j.name or "": (j.name or "")[len(j.label or "") + 1:]
             for j in jobs}
 
 

@@ -20,8 +20,9 @@ import hashlib
 import os
 import re
 from dataclasses import dataclass
+from enum import StrEnum
 
-from .joblist import ENCODING
+from .joblist import ENCODING, Line, fields
 
 DEFAULT_META = "qemu_exit=none timed_out=0 seconds=0"
 
@@ -272,7 +273,66 @@ class Parser:
                             ("kunit_skipped", self.kskipped),
                             ("modules", self.modules)):
             f[key] = ",".join(values) if values else "none"
-        return f
+        return {k: str(v) for k, v in f.items()}
+
+
+class Suite(StrEnum):
+    """Where the KUnit suite got: its header seen, then its last line
+    (ok or not ok)."""
+    RUNNING = "running"
+    OK = "ok"
+    NOTOK = "notok"
+
+
+@dataclass(frozen=True)
+class Record(Line):
+    """What one boot showed: how it ended (its meta: QEMU's exit status,
+    whether it timed out, its seconds; the last line QEMU wrote) and the
+    parser's fields, in the order of FIELDS. A value the guest or the
+    kernel never showed is None, written "none"."""
+    NONE, OMIT, WHAT = "none", False, "record"
+    qemu_exit: str | None = None
+    timed_out: bool = False
+    seconds: str | None = None
+    qemu_said: str | None = None
+    begin: bool = False
+    end: bool = False
+    plan: int | None = None
+    oks: int = 0
+    notoks: int = 0
+    failed: tuple = ()
+    possible: int | None = None
+    online: int | None = None
+    pid_max: int | None = None
+    pid_max_min: int | None = None
+    pid_max_max: int | None = None
+    line_default: int | None = None
+    line_min: int | None = None
+    panic: bool = False
+    oops: bool = False
+    stall: bool = False
+    sysctl_err: bool = False
+    panic_msg: str | None = None
+    brought_up: int | None = None
+    last_pid_at_init: int | None = None
+    tasks: int | None = None
+    kthreads: int | None = None
+    pidns_child: int | None = None
+    pidns_written: int | None = None
+    pidns_top: int | None = None
+    pidns_next: int | None = None
+    pidns_parent: int | None = None
+    selftests_ok: int = 0
+    kunit: Suite | None = None
+    kunit_plan: int | None = None
+    kunit_oks: int = 0
+    kunit_notoks: int = 0
+    kunit_failed: tuple = ()
+    kunit_passed: tuple = ()
+    kunit_skipped: tuple = ()
+    modules: tuple = ()
+    insmod_failed: str | None = None
+    extra: tuple = ()
 
 
 def read_meta(log):
@@ -338,7 +398,7 @@ def tree(nested):
 
 
 def parse(log, meta=None):
-    """(record line, nested lines) of the console LOG, whose boot ended
+    """(Record, nested lines) of the console LOG, whose boot ended
     as META says ("qemu_exit=N timed_out=0|1 seconds=S"; by default
     LOG.meta's, read_meta)."""
     if not os.access(log, os.R_OK):
@@ -347,10 +407,11 @@ def parse(log, meta=None):
     with open(log, encoding=ENCODING, newline="\n") as f:
         for raw in f:
             p.feed(raw)
-    body = "\t".join(f"{k}={v}" for k, v in p.fields().items())
     meta = read_meta(log) if meta is None else meta
-    return meta.replace(" ", "\t") + f"\tqemu_said={qemu_said(log)}\t" + body, \
-        [f"{s}\t{t}" for s, t in p.nested]
+    said = {"qemu_said": qemu_said(log)}
+    record = Record.read({**fields(meta.replace(" ", "\t")), **said,
+                          **p.fields()})
+    return record, [f"{s}\t{t}" for s, t in p.nested]
 
 
 @functools.lru_cache(maxsize=None)

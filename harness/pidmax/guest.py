@@ -50,16 +50,16 @@ def accel_arg(accel, vcpus):
 
 
 def check(job):
-    """Refuse a job that cannot boot, with what is wrong."""
+    """Refuse a Job that cannot boot, with what is wrong."""
     for key in REQUIRED:
-        if not job.get(key):
+        if getattr(job, key) in (None, ""):
             raise ValueError(f"the job lacks its {key} field")
-    if not os.access(job["kernel"], os.R_OK):
-        raise ValueError(f"kernel {job['kernel']} is not readable")
-    initrd = job["initrd"]
+    if not os.access(job.kernel, os.R_OK):
+        raise ValueError(f"kernel {job.kernel} is not readable")
+    initrd = job.initrd
     if initrd != "builtin" and not os.access(initrd, os.R_OK):
         raise ValueError(f"initramfs {initrd} is not readable")
-    extra = job.get("initrd_extra")
+    extra = job.initrd_extra
     if extra and not os.access(extra, os.R_OK):
         raise ValueError(f"initrd_extra {extra} is not readable")
     for key, pattern, want in (
@@ -67,14 +67,15 @@ def check(job):
             ("timeout", r"[1-9][0-9]*", "seconds"),
             ("mem", r"[1-9][0-9]*[MG]", "like 512M"),
             ("accel", r"tcg|kvm", "tcg or kvm")):
-        if not re.fullmatch(pattern, job[key]):
-            raise ValueError(f"{key} must be {want}, not '{job[key]}'")
+        text = job.fields()[key]
+        if not re.fullmatch(pattern, text):
+            raise ValueError(f"{key} must be {want}, not '{text}'")
 
 
 def machine(job, settings=Settings()):
     """(QEMU binary, the machine's arguments, its Arch) of the job, on
     the tables and the emulator of SETTINGS."""
-    name = job.get("machine") or "pc"
+    name = job.machine or "pc"
     where = settings.tables
     known = tables.machines(where)
     if name not in known:
@@ -85,7 +86,7 @@ def machine(job, settings=Settings()):
     if arch is None:
         raise ValueError(f"the machine {name}'s architecture {arch_name} is "
                          f"not a row of {where.arches}")
-    qemu = job.get("qemu") or settings.qemu or arch.qemu
+    qemu = job.qemu or settings.qemu or arch.qemu
     if not shutil.which(qemu):
         package = arch.packages[0] if arch.packages else arch.qemu
         raise ValueError(f"{qemu} not found: apt-get install {package}")
@@ -99,8 +100,8 @@ def kernel_modules(job):
     a built-in initramfs carries its modules inside. Found by the
     kernel's path, not the job's fields, so that a baseline job, the
     same job on the stock kernel, boots with that kernel's own."""
-    path = os.path.join(os.path.dirname(job["kernel"]), MODULES)
-    if job["initrd"] == "builtin" or not os.path.isfile(path):
+    path = os.path.join(os.path.dirname(job.kernel), MODULES)
+    if job.initrd == "builtin" or not os.path.isfile(path):
         return None
     return path
 
@@ -110,7 +111,7 @@ def initrd_args(job, log):
     initrd_extra on top (extra alone beside a builtin initramfs, else
     appended to a copy: the kernel unpacks concatenated archives in
     turn); and the copy, if made."""
-    initrd, extra = job["initrd"], job.get("initrd_extra")
+    initrd, extra = job.initrd, job.initrd_extra
     parts = [p for p in (kernel_modules(job), extra) if p]
     if not parts:
         return ([] if initrd == "builtin" else ["-initrd", initrd]), None
@@ -128,16 +129,16 @@ def device_tree(job, log, qemu, args):
     """-dtb of a job with holes or dt_cpus: the machine's own device tree
     for its -smp and -m, less the enable method of the holes' CPUs,
     describing dt_cpus CPUs (holes-dtb.sh); and the file made."""
-    if not (job.get("holes") or job.get("dt_cpus")):
+    if not (job.holes or job.dt_cpus):
         return [], None
     dtb = log + ".dtb"
     script = os.path.join(tables.HARNESS, "holes-dtb.sh")
-    done = subprocess.run([script, "--cpus", job.get("dt_cpus") or "0", dtb,
-                           job.get("holes", ""), qemu, *args, "-smp",
-                           job["smp"]])
+    holes, cpus = job.holes or "", str(job.dt_cpus or "")
+    done = subprocess.run([script, "--cpus", cpus or "0", dtb, holes, qemu,
+                           *args, "-smp", job.smp])
     if done.returncode:
-        raise ValueError(f"no device tree with holes '{job.get('holes', '')}'"
-                         f" and dt_cpus '{job.get('dt_cpus', '')}' (see above)")
+        raise ValueError(f"no device tree with holes '{holes}'"
+                         f" and dt_cpus '{cpus}' (see above)")
     return ["-dtb", dtb], dtb
 
 
@@ -151,16 +152,16 @@ def command(job, log, style=None, settings=Settings()):
     qemu, args, arch = machine(job, settings)
     initrd, copy = initrd_args(job, log)
     append = " ".join(p for p in (f"console={arch.console}", arch.append,
-                                  PARAMS, job.get("append")) if p)
-    vcpus = int(job["smp"].split(",")[0])
-    args += ["-accel", accel_arg(job["accel"], vcpus), "-m", job["mem"]]
+                                  PARAMS, job.append) if p)
+    vcpus = int(job.smp.split(",")[0])
+    args += ["-accel", accel_arg(job.accel, vcpus), "-m", job.mem]
     dtb_args, dtb = device_tree(job, log, qemu, args)
     args += dtb_args
     if style == "kunit":
         args = ["-m", "1024"]
-        append = " ".join(p for p in ("console=ttyS0", job.get("append")) if p)
-    cmd = [qemu, *args, "-smp", job["smp"], "-nodefaults", "-display", "none",
-           "-no-reboot", "-serial", "file:" + log, "-kernel", job["kernel"],
+        append = " ".join(p for p in ("console=ttyS0", job.append) if p)
+    cmd = [qemu, *args, "-smp", job.smp, "-nodefaults", "-display", "none",
+           "-no-reboot", "-serial", "file:" + log, "-kernel", job.kernel,
            *initrd, "-append", append]
     return cmd, [f for f in (copy, dtb) if f]
 
@@ -192,7 +193,7 @@ class Guest:
         rc, timed_out = 127, 0
         if self.proc:
             try:
-                rc = self.proc.wait(timeout=int(self.job["timeout"]))
+                rc = self.proc.wait(timeout=self.job.timeout)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 rc, timed_out = self.proc.wait(), 1

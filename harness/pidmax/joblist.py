@@ -1,12 +1,17 @@
 """The line format of the harness, one module's: a job (one boot, what to
-boot and what it must show: jobs.py writes them) or a boot's record
-(console.py) is one line of TAB-separated KEY=VALUE fields. fields()
-reads one leniently (a word without "=" is left out, the last of a key
-wins), line() writes one and refuses a value with a TAB or a newline;
-write_lines() writes a file of lines (a job list, a result file).
-A Job keeps its fields in their order, so a line read and written again
-is the same line."""
+boot and what it must show: jobs.py makes them) or a boot's record
+(console.py) is one line of TAB-separated KEY=VALUE fields. A Job is a
+typed record (Line): Job.parse and Job.read read one, its fields() and
+line() write one, in the order of its fields, so a line the harness
+wrote reads and writes again to the same line. fields() reads any line
+leniently (a word without "=" is left out, the last of a key wins);
+line() writes one and refuses a value with a TAB or a newline;
+write_lines() writes a file of lines (a job list, a result file)."""
+import dataclasses
 import os
+import typing
+from dataclasses import dataclass
+from enum import Enum, StrEnum
 
 from .formula import expected
 
@@ -39,14 +44,13 @@ def fields(text):
     return out
 
 
-def check_job(fields):
-    """Refuse a line of a job list (its FIELDS) that is not a job a
-    results folder can hold: a plain name (check_name), a tier and a
-    variant. The report, the merge and the runner ask it of every line
-    before they write."""
-    check_name(fields.get("name", ""))
-    if not (fields.get("tier") and fields.get("variant")):
-        raise ValueError(f"job {fields['name']} is not a job (no tier or "
+def check_job(job):
+    """Refuse a Job of a job list that is not a job a results folder can
+    hold: a plain name (check_name), a tier and a variant. The report,
+    the merge and the runner ask it of every line before they write."""
+    check_name(job.name or "")
+    if not (job.tier and job.variant):
+        raise ValueError(f"job {job.name} is not a job (no tier or "
                          "variant)")
 
 
@@ -70,39 +74,167 @@ def line(pairs):
     return "\t".join(f"{k}={v}" for k, v in pairs)
 
 
-class Job:
-    """One boot: what to boot and what it must show."""
+class Kunit(StrEnum):
+    """How a job's kernel has the KUnit suite (Config.kunit): not built,
+    built in, or a module the guest loads."""
+    NONE = "0"
+    BUILTIN = "1"
+    MODULE = "m"
 
-    def __init__(self, fields):
-        self.fields = dict(fields)
+
+def _kind(f):
+    """The type of the dataclass field F's values, None aside."""
+    kinds = [k for k in typing.get_args(f.type) if k is not type(None)]
+    return kinds[0] if kinds else f.type
+
+
+def read_value(kind, key, text):
+    """The value of field KEY of type KIND written as TEXT; a ValueError
+    that names the field when TEXT is not one."""
+    if kind is bool:
+        if text not in ("0", "1"):
+            raise ValueError(f"{key} is '{text}', not 0 or 1")
+        return text == "1"
+    if kind is int:
+        if not (text.isascii() and text.isdigit()):
+            raise ValueError(f"{key} is '{text}', not a number")
+        return int(text)
+    if kind is tuple:
+        return tuple(x for x in text.split(",") if x)
+    if isinstance(kind, type) and issubclass(kind, Enum):
+        if text not in {str(k) for k in kind}:
+            raise ValueError(f"{key} is {text}, not one of "
+                             f"{', '.join(str(k) for k in kind)}")
+        return kind(text)
+    return text
+
+
+def write_value(value):
+    """The text of a field's VALUE (read_value's inverse)."""
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, tuple):
+        return ",".join(value)
+    return str(value)
+
+
+class Line:
+    """A dataclass written as one line of KEY=VALUE fields, in the order
+    of its fields, the fields it does not know (EXTRA) last. A field
+    whose value is None is left out of the line (OMIT) or written as
+    NONE; reading, NONE (and an empty value of any but a str field) is
+    None, and an empty tuple is written as NONE too."""
+    NONE, OMIT, WHAT = "", True, "job"
+
+    @classmethod
+    def read(cls, pairs):
+        """The record of PAIRS (a dict, or KEY, VALUE pairs; a value a
+        string, or a number as written): the one reader of its lines."""
+        pairs = list(pairs.items()) if isinstance(pairs, dict) else pairs
+        kinds = {f.name: _kind(f) for f in dataclasses.fields(cls)
+                 if f.name != "extra"}
+        known, extra = {}, {}
+        for key, text in pairs:
+            kind, text = kinds.get(key), str(text)
+            if kind is None:
+                extra[key] = text
+            elif text == "" and kind is str:
+                known[key] = ""
+            elif text in (cls.NONE, ""):
+                known[key] = () if kind is tuple else None
+            else:
+                try:
+                    known[key] = read_value(kind, key, text)
+                except ValueError as err:
+                    name = dict(pairs).get("name")
+                    raise ValueError(f"{cls.WHAT} {name}: {err}"
+                                     if name else f"{cls.WHAT}: {err}") \
+                        from None
+        return cls(**known, extra=tuple(extra.items()))
 
     @classmethod
     def parse(cls, line):
-        fields = []
+        """The record of one LINE; a word without "=" is refused."""
+        pairs = []
         for word in line.rstrip("\n").split("\t"):
             key, sep, value = word.partition("=")
             if not sep or not key:
                 raise ValueError(f"not KEY=VALUE: {word!r}")
-            fields.append((key, value))
-        return cls(fields)
+            pairs.append((key, value))
+        return cls.read(pairs)
+
+    def fields(self):
+        """The record's fields as text, in order: the one writer."""
+        out = {}
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if f.name == "extra":
+                out.update(value)
+            elif value is None or value == ():
+                if not self.OMIT or value == ():
+                    out[f.name] = self.NONE
+            else:
+                out[f.name] = write_value(value)
+        return out
 
     def line(self):
-        return "\t".join(f"{k}={v}" for k, v in self.fields.items())
+        return line(self.fields())
 
-    def get(self, key, default=""):
-        return self.fields.get(key, default)
+    def replace(self, **changes):
+        return dataclasses.replace(self, **changes)
 
-    @property
-    def skip(self):
-        return self.get("skip")
+
+@dataclass(frozen=True)
+class Job(Line):
+    """One boot: what to boot and how, and what it must show (jobs.py
+    writes them, where each field is told). A field the line lacks is
+    None; a skip names why the boot does not apply."""
+    name: str | None = None
+    tier: str | None = None
+    variant: str | None = None
+    label: str | None = None
+    skip: str | None = None
+    kernel: str | None = None
+    config: str | None = None
+    initrd: str | None = None
+    accel: str | None = None
+    smp: str | None = None
+    mem: str | None = None
+    timeout: int | None = None
+    append: str | None = None
+    model: str | None = None
+    pidns: int | None = None
+    pidns_child: int | None = None
+    pidns_parent: int | None = None
+    pidns_scope: str | None = None
+    initrd_extra: str | None = None
+    selftests: int | None = None
+    selftests_judged: str | None = None
+    holes: str | None = None
+    cpu_ids: int | None = None
+    dt_cpus: int | None = None
+    possible: int | None = None
+    online: int | None = None
+    pid_max: int | None = None
+    pid_max_min: int | None = None
+    pid_max_max: int | None = None
+    line_default: int | None = None
+    line_min: int | None = None
+    sysctl_refused: bool | None = None
+    kunit: Kunit | None = None
+    kunit_cases: tuple | None = None
+    series: str | None = None
+    machine: str | None = None
+    qemu: str | None = None
+    extra: tuple = ()
 
     def count(self):
         """The CPUs the formula counts for this job's kernel: the possible
         CPUs by the stock model, nr_cpu_ids (cpu_ids, else possible) by
         the series'."""
-        if self.get("model") == "stock":
-            return int(self.fields["possible"])
-        return int(self.get("cpu_ids") or self.fields["possible"])
+        if self.model == "stock":
+            return self.possible
+        return self.cpu_ids or self.possible
 
 
 def read(path):
@@ -112,20 +244,21 @@ def read(path):
 
 
 def mismatches(job, small, is64):
-    """The fields of JOB that differ from the formula, "KEY=GOT want W"."""
-    model = job.get("model") or "series"
-    e = expected(job.count(), small, is64, model)
+    """The fields of the Job JOB that differ from the formula,
+    "KEY=GOT want W"."""
+    e = expected(job.count(), small, is64, job.model or "series")
     want = {"line_default": e.pid_max, "line_min": e.minimum,
             "pid_max_min": e.minimum, "pid_max_max": e.limit}
     # A pid_max set on the command line is the job's own (sysctl-override).
-    if job.get("pid_max") == job.get("line_default"):
+    if job.pid_max == job.line_default:
         want["pid_max"] = e.pid_max
-    return [f"{k}={job.get(k)} want {v}" for k, v in want.items()
-            if job.get(k) != str(v)]
+    got = job.fields()
+    return [f"{k}={got.get(k, '')} want {v}" for k, v in want.items()
+            if getattr(job, k) != v]
 
 
-def weight(fields):
-    """What a boot of the job FIELDS costs under TCG, in hundredths of a
+def weight(job):
+    """What a boot of the Job JOB costs under TCG, in hundredths of a
     one-CPU boot, from its online CPUs, possible CPUs (ids) and machine.
     Fitted to bench.sh's run of 2026-12-05 (one CPU 1.16 s; 64, 128 and
     255 online 5.4, 9.8 and 29 s: 100 + 4 online + online^2/40; 4096 and
@@ -133,11 +266,8 @@ def weight(fields):
     the q35 machine of the wide tiers (512 and 4096 firmware-described
     CPUs 24 and 40 s: a base of 1900, + 3 ids/8). The runner's and the
     shards' measure."""
-    def count(key):
-        value = fields.get(key) or "1"
-        return int(value) if value.isdigit() and value.isascii() else 1
-    on, ids = count("online"), count("possible")
+    on, ids = job.online or 1, job.possible or 1
     base, id_cost = 100, ids // 8 + ids * ids // 61000
-    if fields.get("machine", "").startswith("wide"):
+    if (job.machine or "").startswith("wide"):
         base, id_cost = 1900, 3 * ids // 8
     return base + 4 * on + on * on // 40 + id_cost

@@ -9,7 +9,7 @@ recomputes them. A job with a "skip" field is a boot that does not
 apply, and the field says why.
 """
 from . import formula, tables
-from .joblist import line
+from .joblist import Job
 from .kconfig import Config
 
 # The optional fields of a job and their values when not given.
@@ -55,9 +55,8 @@ class Maker:
 
     def skip(self, case, tier, reason):
         """The line of a boot that does not apply to this kernel."""
-        return line([("name", f"{self.label}-{case}"), ("tier", tier),
-                     ("variant", self.variant), ("label", self.label),
-                     ("skip", reason)])
+        return Job(name=f"{self.label}-{case}", tier=tier,
+                   variant=self.variant, label=self.label, skip=reason).line()
 
     def expected(self, possible, x):
         """The formula's values for this job, and the model's field."""
@@ -96,7 +95,7 @@ class Maker:
         if x["dt_cpus"]:
             more.append(("dt_cpus", x["dt_cpus"]))
         timeout = x["timeout"] or str(60 + int(smp.split(",")[0]))
-        return line([
+        return Job.read([
             ("name", f"{self.label}-{case}"), ("tier", tier),
             ("variant", self.variant), ("label", self.label),
             ("kernel", self.kernel), ("config", self.config),
@@ -108,7 +107,7 @@ class Maker:
             ("line_min", e.minimum), ("sysctl_refused", x["sysctl_refused"]),
             ("kunit", self.kunit), *self.cases(),
             ("series", x["series"] or self.series),
-            ("machine", x["machine"]), ("qemu", x["qemu"])])
+            ("machine", x["machine"]), ("qemu", x["qemu"])]).line()
 
 
 def pidns_fields(x, e, scope, boot_value):

@@ -10,15 +10,12 @@ rest are the few that need more than one field.
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from .joblist import fields
+from .console import Suite
+from .joblist import Kunit, fields, write_value
 
 REQUIRED = ("name", "possible", "online", "pid_max", "pid_max_min",
             "pid_max_max", "line_default", "line_min", "sysctl_refused",
             "kunit")
-# The job's kunit: the suite not built, built in, a module (Config.kunit).
-KUNIT = ("0", "1", "m")
-# The record's names of what the job calls otherwise.
-OBSERVED_AS = {"sysctl_refused": "sysctl_err", "selftests": "selftests_ok"}
 
 
 class Result(StrEnum):
@@ -59,43 +56,42 @@ class Verdict:
         return [head] + [c.line() for c in self.checks]
 
 
-def get(d, key, default="none"):
-    """d[key] unless it is missing or empty (Bash's ${d[key]:-default})."""
-    return d.get(key) or default
-
-
-def is_num(value):
-    return value.isdigit() and value.isascii()
+def shown(value, none="none"):
+    """VALUE as a reason shows it: as a record writes it (Line), NONE for
+    None or an empty list."""
+    if value is None or value == ():
+        return none
+    return write_value(value)
 
 
 def expect(name, what, got, want):
     if got == want:
         return Check(name, Result.OK)
-    return Check(name, Result.FAIL, f"{what} {got}, expected {want}")
+    return Check(name, Result.FAIL, f"{what} {shown(got)}, expected "
+                 f"{shown(want)}")
 
 
 def check_timeout(j, r):
-    if get(r, "timed_out", "0") == "1":
-        accel = get(j, "accel", "an unknown accelerator")
+    if r.timed_out:
         return Check("timeout", Result.FAIL, f"TIMEOUT: guest killed after "
-                     f"{get(r, 'seconds', '?')}s under {accel}")
+                     f"{shown(r.seconds, '?')}s under "
+                     f"{j.accel or 'an unknown accelerator'}")
     return Check("timeout", Result.OK)
 
 
 def check_panic(j, r):
-    if get(r, "panic", "0") == "1":
+    if r.panic:
         return Check("panic", Result.FAIL, "PANIC: the kernel panicked: "
-                     + get(r, "panic_msg"))
+                     + shown(r.panic_msg))
     return Check("panic", Result.OK)
 
 
 def check_final_marker(j, r):
-    if get(r, "begin", "0") != "1":
-        said = get(r, "qemu_said", "none")
+    if not r.begin:
+        said = f": {r.qemu_said}" if r.qemu_said else ""
         return Check("final_marker", Result.FAIL, "the guest's init never "
-                     f"reported (qemu exit {get(r, 'qemu_exit')}"
-                     + (f": {said}" if said != "none" else "") + ")")
-    if get(r, "end", "0") != "1":
+                     f"reported (qemu exit {shown(r.qemu_exit)}{said})")
+    if not r.end:
         return Check("final_marker", Result.FAIL, "no final marker: the guest "
                      "stopped before its checks ended")
     return Check("final_marker", Result.OK)
@@ -105,29 +101,23 @@ def guest_results(j, r):
     """(failed, notoks, oks, recorded) of the guest's KTAP: the selftests
     of a job that records them (selftests_judged=no) count as results,
     whatever their outcome."""
-    failed, notoks = get(r, "failed"), int(get(r, "notoks", "0"))
-    oks, recorded = int(get(r, "oks", "0")), []
-    if j.get("selftests_judged") == "no" and failed != "none":
-        kept = []
-        for name in [f for f in failed.split(",") if f]:
-            if name.startswith("selftest_"):
-                recorded.append(name[len("selftest_"):])
-                notoks, oks = notoks - 1, oks + 1
-            else:
-                kept.append(name)
-        failed = ",".join(kept)
-    return failed, notoks, str(oks), ",".join(recorded)
+    failed, notoks, oks, recorded = list(r.failed), r.notoks, r.oks, []
+    if j.selftests_judged == "no":
+        recorded = [f[len("selftest_"):] for f in failed
+                    if f.startswith("selftest_")]
+        failed = [f for f in failed if not f.startswith("selftest_")]
+        notoks, oks = notoks - len(recorded), oks + len(recorded)
+    return failed, notoks, oks, recorded
 
 
 def check_guest(j, r):
     failed, notoks, oks, _ = guest_results(j, r)
     if notoks != 0:
         return Check("guest_checks", Result.FAIL,
-                     f"guest checks failed: {failed or '?'}")
-    plan = get(r, "plan")
-    if plan == "none" or oks != plan:
+                     f"guest checks failed: {','.join(failed) or '?'}")
+    if oks != r.plan:
         return Check("guest_checks", Result.FAIL,
-                     f"{oks} guest results for a plan of {plan}")
+                     f"{oks} guest results for a plan of {shown(r.plan)}")
     return Check("guest_checks", Result.OK)
 
 
@@ -138,27 +128,24 @@ def check_kunit(j, r):
     A job written before jobs carried kunit_cases is judged by the
     suite's own KTAP: its plan and its results."""
     suite = "KUnit suite pid_max: "
-    if j["kunit"] == "0":
+    if j.kunit == Kunit.NONE:
         return Check("kunit", Result.SKIP,
                      "the kernel is built without CONFIG_PID_MAX_KUNIT_TEST")
-    if j["kunit"] == "m":
+    if j.kunit == Kunit.MODULE:
         unloaded = check_kunit_module(r)
         if unloaded:
             return unloaded
-    if get(r, "kunit") != "ok" or get(r, "kunit_notoks", "0") != "0":
-        return Check("kunit", Result.FAIL, f"{suite}{get(r, 'kunit')}, failed "
-                     f"cases: {get(r, 'kunit_failed')}")
-    if get(r, "kunit_oks", "0") != get(r, "kunit_plan"):
-        return Check("kunit", Result.FAIL,
-                     f"{suite}{get(r, 'kunit_oks', '0')} results for a plan "
-                     f"of {get(r, 'kunit_plan')}")
+    if r.kunit != Suite.OK or r.kunit_notoks:
+        return Check("kunit", Result.FAIL, f"{suite}{shown(r.kunit)}, failed "
+                     f"cases: {shown(r.kunit_failed)}")
+    if r.kunit_oks != r.kunit_plan:
+        return Check("kunit", Result.FAIL, f"{suite}{r.kunit_oks} results for "
+                     f"a plan of {shown(r.kunit_plan)}")
     # The suite skips nothing by design: a skipped case checked nothing.
-    if get(r, "kunit_skipped") != "none":
+    if r.kunit_skipped:
         return Check("kunit", Result.FAIL, f"{suite}skipped cases: "
-                     f"{get(r, 'kunit_skipped')}")
-    passed = get(r, "kunit_passed", "").split(",")
-    cases = [c for c in j.get("kunit_cases", "").split(",") if c]
-    missing = [c for c in cases if c not in passed]
+                     f"{shown(r.kunit_skipped)}")
+    missing = [c for c in j.kunit_cases or () if c not in r.kunit_passed]
     if missing:
         return Check("kunit", Result.FAIL,
                      f"{suite}case {missing[0]} is missing")
@@ -169,11 +156,10 @@ def check_kunit_module(r):
     """A failed check unless the guest loaded every module it was given
     and at least one, the suite's (guest-init.sh's load_modules)."""
     suite = "KUnit suite pid_max: "
-    failed = get(r, "insmod_failed")
-    if failed != "none":
+    if r.insmod_failed is not None:
         return Check("kunit", Result.FAIL, f"{suite}a module did not load: "
-                     f"{failed}")
-    if get(r, "modules") == "none":
+                     f"{r.insmod_failed}")
+    if not r.modules:
         # As a suite that never ran: "none," (mutants.sh tells them so).
         return Check("kunit", Result.FAIL,
                      f"{suite}none, no module loaded: the kernel builds the "
@@ -182,59 +168,56 @@ def check_kunit_module(r):
 
 
 def check_log_scan(j, r):
-    if get(r, "stall", "0") == "1":
-        accel = get(j, "accel", "an unknown accelerator")
+    if r.stall:
         return Check("log_scan", Result.FAIL, "RCU STALL: the console "
-                     f"shows an RCU CPU stall warning (under {accel})")
-    if get(r, "oops", "0") == "1":
+                     "shows an RCU CPU stall warning (under "
+                     f"{j.accel or 'an unknown accelerator'})")
+    if r.oops:
         return Check("log_scan", Result.FAIL,
                      "the console shows an oops, BUG or WARNING")
     return Check("log_scan", Result.OK)
 
 
 def check_online(j, r):
-    online, up = get(r, "online"), get(r, "brought_up")
-    if online == "none" and up not in ("none", j["online"]):
-        why = f"online CPUs none, expected {j['online']}: the kernel " \
+    up = r.brought_up
+    if r.online is None and up not in (None, j.online):
+        why = f"online CPUs none, expected {j.online}: the kernel " \
             f"brought up {up}"
-        if int(up) < int(j["online"]):
+        if up < j.online:
             # x86 brings its CPUs up in id order: the ones after the last
             # one up never came. When more came up than the job wants
             # (a maxcpus= lost, say), no CPU is missing.
-            why += f", CPUs {up}-{int(j['online']) - 1} never came up"
+            why += f", CPUs {up}-{j.online - 1} never came up"
         return Check("online_cpus", Result.FAIL, why)
-    return expect("online_cpus", "online CPUs", online, j["online"])
+    return expect("online_cpus", "online CPUs", r.online, j.online)
 
 
 def check_pid_max_min(j, r):
-    got, lmin, ldef = get(r, "pid_max_min"), get(r, "line_min"), \
-        get(r, "line_default")
-    if int(j["pid_max_min"]) > int(j["pid_max"]):
+    if j.pid_max_min > j.pid_max:
         # A minimum above pid_max (stock with BASE_SMALL past 4096 CPU
         # ids): no value is writable, so the guest's probe finds none.
         return expect("pid_max_min", "pid_max_min (the lowest writable "
-                      "value)", got, "none")
-    if got == "none" and is_num(lmin) and is_num(ldef) and \
-            int(lmin) > int(ldef):
+                      "value)", r.pid_max_min, None)
+    lmin, ldef = r.line_min, r.line_default
+    if r.pid_max_min is None and None not in (lmin, ldef) and lmin > ldef:
         # Stock 6.1 with BASE_SMALL and more than 4096 CPU ids: the
         # sysctl's range is empty, so the guest's probe finds nothing.
         return Check("pid_max_min", Result.FAIL, f"pid_max_min none, expected "
-                     f"{j['pid_max_min']}: no value is writable, the boot "
+                     f"{j.pid_max_min}: no value is writable, the boot "
                      f"line's minimum {lmin} lies above pid_max {ldef}")
-    return expect("pid_max_min", "pid_max_min", got, j["pid_max_min"])
+    return expect("pid_max_min", "pid_max_min", r.pid_max_min, j.pid_max_min)
 
 
 def check_boot_line(j, r):
-    got = f"{get(r, 'line_default')}/{get(r, 'line_min')}"
-    want = f"{j['line_default']}/{j['line_min']}"
+    got = f"{shown(r.line_default)}/{shown(r.line_min)}"
+    want = f"{j.line_default}/{j.line_min}"
     return expect("boot_line", "boot line default/minimum", got, want)
 
 
 def check_sysctl(j, r):
-    refused = j["sysctl_refused"]
-    if get(r, OBSERVED_AS["sysctl_refused"], "0") == refused:
+    if r.sysctl_err == j.sysctl_refused:
         return Check("sysctl_setting", Result.OK)
-    did = "did not refuse" if refused == "1" else "refused"
+    did = "did not refuse" if j.sysctl_refused else "refused"
     return Check("sysctl_setting", Result.FAIL,
                  f"the kernel {did} the sysctl.kernel.pid_max= setting")
 
@@ -243,42 +226,41 @@ def check_pidns(j, r):
     """The child pid namespace: what the child read, that it took the
     write of W, the fork after ns_last_pid W - 2 got W - 1 and the next
     one wrapped below it, and the parent's value after."""
-    if not j.get("pidns"):
+    if j.pidns is None:
         return None
-    w = int(j["pidns"])
-    got = " ".join(get(r, "pidns_" + k) for k in
-                   ("child", "written", "top", "parent"))
-    want = f"{j.get('pidns_child', '')} {w} {w - 1} {j.get('pidns_parent', '')}"
+    w = j.pidns
+    got = " ".join(shown(v) for v in (r.pidns_child, r.pidns_written,
+                                      r.pidns_top, r.pidns_parent))
+    want = " ".join(shown(v, "") for v in (j.pidns_child, w, w - 1,
+                                           j.pidns_parent))
     if got != want:
         return Check("pid_namespace", Result.FAIL, f"child pid namespace "
-                     f"({get(j, 'pidns_scope', '?')} pid_max): child/written/"
+                     f"({j.pidns_scope or '?'} pid_max): child/written/"
                      f"first PID/parent {got}, expected {want}")
-    nxt = get(r, "pidns_next")
-    if not is_num(nxt) or int(nxt) >= w - 1:
+    if r.pidns_next is None or r.pidns_next >= w - 1:
         return Check("pid_namespace", Result.FAIL, "child pid namespace: the "
-                     f"fork after PID {w - 1} got {nxt}, expected a wrap "
-                     "below it")
+                     f"fork after PID {w - 1} got {shown(r.pidns_next)}, "
+                     "expected a wrap below it")
     return Check("pid_namespace", Result.OK)
 
 
 def check_selftests(j, r):
     """The kernel's own selftests: every one packed passed (not
     skipped), or their outcome recorded (selftests_judged=no)."""
-    want = j.get("selftests")
-    if not want:
+    if not j.selftests:
         return None
-    passed = get(r, OBSERVED_AS["selftests"], "0")
-    if j.get("selftests_judged") == "no":
-        recorded = guest_results(j, r)[3]
+    if j.selftests_judged == "no":
+        recorded = ",".join(guest_results(j, r)[3])
         failed = f", failed: {recorded}" if recorded else ""
         return Check("selftests", Result.SKIP, "recorded, not judged: "
-                     f"{passed} of {want} passed{failed}")
-    return expect("selftests", "kernel selftests passed:", passed, want)
+                     f"{r.selftests_ok} of {j.selftests} passed{failed}")
+    return expect("selftests", "kernel selftests passed:", r.selftests_ok,
+                  j.selftests)
 
 
 def plain(name, what, key):
     """A check of one observed field against the job's field KEY."""
-    return lambda j, r: expect(name, what, get(r, key), j[key])
+    return lambda j, r: expect(name, what, getattr(r, key), getattr(j, key))
 
 
 CHECKS = (check_timeout, check_panic, check_final_marker, check_guest,
@@ -291,25 +273,20 @@ CHECKS = (check_timeout, check_panic, check_final_marker, check_guest,
 
 
 def judge(j, r):
-    """The Verdict of the boot with job fields J and record fields R."""
-    if j.get("skip"):
-        raise ValueError(f"job {get(j, 'name', '?')} is a skip: nothing "
-                         "to judge")
+    """The Verdict of the boot of the Job J with the Record R."""
+    if j.skip:
+        raise ValueError(f"job {j.name or '?'} is a skip: nothing to judge")
     for key in REQUIRED:
-        if not j.get(key):
+        if getattr(j, key) in (None, ""):
             raise ValueError(f"the job lacks its {key} field")
-    if j["kunit"] not in KUNIT:
-        raise ValueError(f"the job's kunit is {j['kunit']}, not one of "
-                         f"{', '.join(KUNIT)}")
     checks = [c for c in (check(j, r) for check in CHECKS) if c]
     reasons = [c.reason or c.name for c in checks if c.result == Result.FAIL]
     verdict = Status.FAIL if reasons else Status.PASS
-    if get(r, "timed_out", "0") == "1":
+    if r.timed_out:
         verdict = Status.TIMEOUT
-    elif get(r, "panic", "0") == "1":
+    elif r.panic:
         verdict = Status.PANIC
     return Verdict(verdict, "; ".join(reasons), checks)
-
 
 
 def read_verdict(lines):

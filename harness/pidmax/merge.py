@@ -55,8 +55,8 @@ def read_lines(path):
 
 def plan_key(path):
     """The plan PATH without the fields that name paths on one machine."""
-    return ["\t".join(w for w in line.split("\t")
-                      if w.partition("=")[0] not in PATH_FIELDS)
+    gone = dict.fromkeys(PATH_FIELDS)
+    return [joblist.Job.parse(line).replace(**gone).line()
             for line in read_lines(path)]
 
 
@@ -114,24 +114,24 @@ def check_owners(dirs):
     owner = {}
     for d in dirs:
         for n, line in enumerate(read_lines(os.path.join(d, "jobs")), 1):
-            j = joblist.fields(line)
             try:
+                j = joblist.Job.parse(line)
                 joblist.check_job(j)
             except ValueError as err:
                 raise Refused(f"{d}/jobs line {n}: {err}") from None
-            name = j["name"]
+            name = j.name
             if name in owner:
                 raise Refused(f"boot {name} is in two shards: {owner[name]} "
                               f"and {d}")
             owner[name] = d
     for n, line in enumerate(read_lines(os.path.join(dirs[0], "plan")), 1):
-        j = joblist.fields(line)
         # What the report will want of each line, asked before writing.
         try:
+            j = joblist.Job.parse(line)
             joblist.check_job(j)
         except ValueError as err:
             raise Refused(f"{dirs[0]}/plan line {n}: {err}") from None
-        name = j["name"]
+        name = j.name
         if owner.pop(name, None) is None:
             raise Refused(f"boot {name} of the plan is in no shard")
     if owner:

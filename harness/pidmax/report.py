@@ -47,20 +47,25 @@ INDENT = {"console": "    ", "guest_checks": "        ", "kunit": "        "}
 class Boot:
     """One job of the folder and what became of it."""
     n: int
-    job: dict
+    job: joblist.Job
     verdict: Status
     reason: str = ""
     checks: list = field(default_factory=list)
-    record: dict = field(default_factory=dict)
+    record: console.Record | None = None
     nested: list = field(default_factory=list)
 
     @property
     def name(self):
-        return self.job["name"]
+        return self.job.name
+
+    def shown(self):
+        """(job, record) as text, as their lines write them: a boot not
+        made has no record fields."""
+        return self.job.fields(), self.record.fields() if self.record else {}
 
     def seconds(self):
-        s = self.record.get("seconds", "none")
-        return s if re.fullmatch(r"[0-9.]+", s) else "0"
+        s = self.record.seconds if self.record else None
+        return s if s and re.fullmatch(r"[0-9.]+", s) else "0"
 
 
 def load(out, parser):
@@ -74,18 +79,18 @@ def load(out, parser):
 
 
 def load_one(out, n, line, parser):
-    j = joblist.fields(line)
     try:
+        j = joblist.Job.parse(line)
         # Its files are DIR/boots/NAME.log and those beside it.
         joblist.check_job(j)
     except ValueError as err:
         raise ValueError(f"{out}/jobs line {n}: {err}") from None
-    if j.get("skip"):
-        return Boot(n, j, Status.SKIP, j["skip"])
-    log = os.path.join(out, "boots", j["name"] + ".log")
+    if j.skip:
+        return Boot(n, j, Status.SKIP, j.skip)
+    log = os.path.join(out, "boots", j.name + ".log")
     if not os.path.exists(log):
         return Boot(n, j, Status.FAIL, NOT_RUN)
-    v, r, nested = boot.verdict(log, line, parser)
+    v, r, nested = boot.verdict(log, j, parser)
     return Boot(n, j, v.verdict, v.reason, v.checks, r, nested)
 
 
@@ -97,7 +102,7 @@ def sections(b):
     guest said, so that no KTAP reader counts them as a failure of the
     boot."""
     nodes = console.tree(b.nested)
-    if b.job.get("selftests_judged") == "no":
+    if b.job.selftests_judged == "no":
         nodes["guest_checks"] = [recorded(x) for x in nodes["guest_checks"]]
     return {name: [INDENT.get(name, INDENT["kunit"]) + x.line() for x in xs]
             for name, xs in nodes.items()}
@@ -204,13 +209,13 @@ def csv_field(text):
 def results_csv(boots):
     rows = [RESULTS_HEAD]
     for b in boots:
-        j, r = b.job, b.record
+        j, r = b.shown()
         rows.append(",".join((
             j.get("possible") or "none", r.get("online", "none"),
             r.get("pid_max", "none"), j.get("pid_max") or "none",
             r.get("pid_max_min", "none"), j.get("pid_max_min") or "none",
-            r.get("seconds", "none"), b.verdict, b.name, j["tier"],
-            j["variant"], r.get("line_min", "none"))))
+            r.get("seconds", "none"), b.verdict, b.name, b.job.tier,
+            b.job.variant, r.get("line_min", "none"))))
     return rows
 
 
@@ -218,7 +223,7 @@ def checks_csv(boots):
     rows = [CHECKS_HEAD]
     for b in boots:
         for c in b.checks:
-            rows.append(",".join((b.name, b.job["tier"], b.job["variant"],
+            rows.append(",".join((b.name, b.job.tier, b.job.variant,
                                   c.name, c.result, csv_field(c.reason))))
     return rows
 
@@ -231,7 +236,7 @@ def junit_case(b):
     """The JUnit test case of boot B: <skipped/>, or <failure> with every
     failed check."""
     why = attr(b.reason)
-    out = [f'   <testcase classname="pid_max.{attr(b.job["tier"])}" '
+    out = [f'   <testcase classname="pid_max.{attr(b.job.tier)}" '
            f'name="{attr(b.name)}" time="{b.seconds()}">']
     if b.verdict == Status.SKIP:
         out.append(f'     <skipped message="{why}"/>')
@@ -257,9 +262,9 @@ def variants_csv(boots):
     kernel label ("hotplug-033"), in the full variant's order; None
     unless the folder holds both."""
     def key(b):
-        return b.name.removeprefix((b.job.get("label") or "") + "-")
-    full = [b for b in boots if b.job["variant"] == "full"]
-    small = {key(b): b for b in boots if b.job["variant"] == "small"}
+        return b.name.removeprefix((b.job.label or "") + "-")
+    full = [b for b in boots if b.job.variant == "full"]
+    small = {key(b): b for b in boots if b.job.variant == "small"}
     if not full or not small:
         return None
     last = {key(b): b for b in full}
@@ -267,15 +272,17 @@ def variants_csv(boots):
     for k in (key(b) for b in full):
         b, s = last[k], small.get(k)
         theirs = (",".join(side(s)) if s else "none,none,none")
-        rows.append(",".join((b.job.get("possible") or "none",
-                              b.job.get("online") or "none", *side(b),
-                              theirs, k, b.job["tier"])))
+        j, _ = b.shown()
+        rows.append(",".join((j.get("possible") or "none",
+                              j.get("online") or "none", *side(b),
+                              theirs, k, b.job.tier)))
     return rows
 
 
 def side(b):
     """(pid_max, expected, verdict) of boot B in variants.csv."""
-    return (b.record.get("pid_max", "none"), b.job.get("pid_max") or "none",
+    j, r = b.shown()
+    return (r.get("pid_max", "none"), j.get("pid_max") or "none",
             b.verdict)
 
 

@@ -20,7 +20,7 @@ import sys
 import threading
 import time
 
-from . import boot, guest, judge, joblist
+from . import boot, guest, joblist
 from .judge import Result, Status
 from .settings import Settings
 from .stops import Stop, ignoring, stopping
@@ -30,7 +30,7 @@ __all__ = ["Stop", "run", "read_jobs"]
 
 
 def read_jobs(out):
-    """(line, fields) of every job of OUT/jobs that boots, every line
+    """(line, Job) of every job of OUT/jobs that boots, every line
     checked before any boots; an error names the file, the line and the
     job."""
     path = os.path.join(out, "jobs")
@@ -39,28 +39,28 @@ def read_jobs(out):
     todo, seen = [], {}
     with open(path, encoding=boot.ENCODING) as f:
         for n, line in enumerate(f.read().splitlines(), 1):
-            j = joblist.fields(line)
             try:
-                check_job(j, seen.get(j.get("name")))
+                j = joblist.Job.parse(line)
+                check_job(j, seen.get(j.name))
             except ValueError as err:
                 raise ValueError(f"{path}:{n}: {err}") from None
-            seen[j["name"]] = n
-            if not j.get("skip"):
+            seen[j.name] = n
+            if not j.skip:
                 todo.append((line, j))
     return todo
 
 
 def check_job(j, twin):
-    """Refuse the job J (fields) unless it can boot: a plain name no
-    earlier line (TWIN, its number) has, and every field a guest needs."""
+    """Refuse the Job J unless it can boot: a plain name no earlier line
+    (TWIN, its number) has, and every field a guest needs."""
     joblist.check_job(j)
-    name = j["name"]
+    name = j.name
     if twin:
         raise ValueError(f"job {name}: the name of line {twin} again")
-    if j.get("skip"):
+    if j.skip:
         return
-    if not judge.is_num(j.get("online", "")):
-        raise ValueError(f"job {name}: bad online field")
+    if j.online is None:
+        raise ValueError(f"job {name}: the job lacks its online field")
     try:
         guest.check(j)
     except ValueError as err:
@@ -112,17 +112,17 @@ class Runner:
         self.tail = settings.fail_tail
 
     def log(self, i):
-        return os.path.join(self.out, "boots", self.todo[i][1]["name"] + ".log")
+        return os.path.join(self.out, "boots", self.todo[i][1].name + ".log")
 
     def run(self):
         heavy = False
         for i, (line, j) in enumerate(self.todo):
-            limit = 1 if heavy or int(j["online"]) >= HEAVY_ONLINE \
+            limit = 1 if heavy or j.online >= HEAVY_ONLINE \
                 else self.parallel
             ended = []
             while len(self.running) >= limit:
                 ended.append(self.reap())
-            heavy = int(j["online"]) >= HEAVY_ONLINE
+            heavy = j.online >= HEAVY_ONLINE
             self.start_guest(i, j)
             for e in ended:
                 self.finish(e)
@@ -162,7 +162,7 @@ class Runner:
         """Judge the ended boot I (once: boot.py keeps the verdict) and
         print its line."""
         line, j = self.todo[i]
-        v, r, _ = boot.verdict(self.log(i), line)
+        v, r, _ = boot.verdict(self.log(i), j)
         failed = ",".join(c.name for c in v.checks if c.result == Result.FAIL)
         self.done += 1
         self.done_weight += self.weights[i]
@@ -170,8 +170,8 @@ class Runner:
         self.failed += v.verdict != Status.PASS
         if self.progress:
             sys.stderr.write("\r\033[K")
-        print(f"[{self.done}/{len(self.todo)}] {j['name']:<28} "
-              f"{v.verdict:<7} pid_max={r.get('pid_max', 'none')}"
+        print(f"[{self.done}/{len(self.todo)}] {j.name:<28} "
+              f"{v.verdict:<7} pid_max={r.fields()['pid_max']}"
               + (f" (failed: {failed})" if failed else ""), flush=True)
         if v.verdict != Status.PASS and self.tail > 0:
             print("\n".join(console_tail(self.log(i), self.tail)), flush=True)

@@ -8,7 +8,6 @@ lowest-numbered on a tie), and the shards take similar time. A shard
 keeps the list's order.
 """
 from . import joblist
-from .joblist import fields
 
 
 def spec(text):
@@ -21,7 +20,7 @@ def spec(text):
 
 def split(lines, i, n):
     """The LINES of shard I of N."""
-    weights = [joblist.weight(fields(line)) for line in lines]
+    weights = [joblist.weight(joblist.Job.parse(line)) for line in lines]
     # Heaviest first; equal weights in list order.
     order = sorted(range(len(lines)), key=lambda k: (-weights[k], k))
     load, shard = [0] * n, {}

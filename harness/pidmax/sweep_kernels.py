@@ -284,8 +284,7 @@ def unbuilt_jobs(o, unbuilt):
     """A skip job per tier of each unbuilt kernel, with the reason: its
     tree's suite (harness/trees) could not be reached."""
     suite = tables.tree(o.tree, o.settings.tables)[0] if unbuilt else ""
-    return [joblist.line({
-        "name": f"{label}-{t}", "tier": t, "variant": b.split("-")[0],
-        "label": label, "skip": f"{suite} is unreachable: no kernel of tree "
-        f"{o.tree} to boot (harness/trees)"})
-        for label, b, tiers in unbuilt for t in tiers]
+    return [joblist.Job(
+        name=f"{label}-{t}", tier=t, variant=b.split("-")[0], label=label,
+        skip=f"{suite} is unreachable: no kernel of tree {o.tree} to boot "
+        "(harness/trees)").line() for label, b, tiers in unbuilt for t in tiers]

@@ -89,7 +89,8 @@ test_runner_bad_job_refused() {
 		printf '%s\n' "$job"
 		sed 's/\tonline=[^\t]*/\tonline=x/; s/\(^\|\t\)name=[^\t]*/\1name=other/' <<<"$job"
 	} >"$d/jobs"
-	QEMU="$TESTS/fake-qemu.sh" must_fail "bad online field" "$HARNESS/run-jobs.sh" "$d" || return 1
+	QEMU="$TESTS/fake-qemu.sh" must_fail "jobs:2: job other: online is 'x', not a number" \
+		"$HARNESS/run-jobs.sh" "$d" || return 1
 	expect_eq "boots started" "$(find "$d/boots" -type f 2>/dev/null | wc -l)" 0
 }
 

@@ -4,14 +4,13 @@ import tempfile
 import unittest
 
 from pidmax import console
-from pidmax.joblist import fields
 
 FIX = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "fixtures")
 
 
 def parsed(name):
-    line, nested = console.parse(os.path.join(FIX, name))
-    return fields(line), nested
+    r, nested = console.parse(os.path.join(FIX, name))
+    return r.fields(), nested
 
 
 def parse_text(text, meta=None):
@@ -23,8 +22,8 @@ def parse_text(text, meta=None):
         if meta is not None:
             with open(log + ".meta", "w", encoding="latin-1") as f:
                 f.write(meta)
-        line, nested = console.parse(log)
-    return line, fields(line), nested
+        r, nested = console.parse(log)
+    return r.line(), r.fields(), nested
 
 
 class ConsoleTest(unittest.TestCase):

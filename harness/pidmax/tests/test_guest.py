@@ -7,6 +7,7 @@ import unittest
 from unittest import mock
 
 from pidmax import guest, tables
+from pidmax.joblist import Job
 from pidmax.settings import Settings
 from pidmax.tables import HARNESS
 from pidmax.tests.helpers import FolderCase
@@ -35,10 +36,10 @@ class GuestCase(FolderCase):
         return path
 
     def command(self, job, style=None, settings=ON_FAKE):
-        return guest.command(job, self.log, style, settings)
+        return guest.command(Job.read(job), self.log, style, settings)
 
     def guest(self, job, settings=ON_FAKE):
-        return guest.Guest(job, self.log, settings=settings)
+        return guest.Guest(Job.read(job), self.log, settings=settings)
 
 
 class GuestTest(GuestCase):

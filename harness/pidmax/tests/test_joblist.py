@@ -1,10 +1,11 @@
 """The job record: lossless lines, the count each model takes, and the
 fields a job list holds that the formula disagrees with."""
 import os
+import re
 import tempfile
 import unittest
 
-from pidmax import joblist
+from pidmax import console, joblist
 from pidmax.kconfig import Config
 from pidmax.__main__ import main
 
@@ -16,18 +17,60 @@ HOLES = ("name=a-holes-064-h1-16\ttier=holes\tvariant=full\tconfig=" + CONFIG +
          "\tline_default=65536\tline_min=512\tmachine=virt")
 
 
+def weight(fields):
+    return joblist.weight(joblist.Job.read(fields))
+
+
 class JobTest(unittest.TestCase):
     def test_round_trip(self):
         job = joblist.Job.parse(HOLES + "\n")
         self.assertEqual(job.line(), HOLES)
-        self.assertEqual(job.get("append"), "maxcpus=1")
+        self.assertEqual((job.append, job.cpu_ids, job.sysctl_refused),
+                         ("maxcpus=1", 64, None))
         self.assertRaises(ValueError, joblist.Job.parse, "name=a\tnovalue")
+
+    def test_typed_fields(self):
+        """Each field read as its type: numbers, a flag, the suite's enum
+        and its list of cases; a field the line lacks is None."""
+        job = joblist.Job.parse(HOLES + "\tsysctl_refused=1\tkunit=m"
+                                "\tkunit_cases=a,b")
+        self.assertEqual((job.possible, job.pid_max, job.sysctl_refused,
+                          job.kunit, job.kunit_cases, job.skip),
+                         (48, 65536, True, joblist.Kunit.MODULE, ("a", "b"),
+                          None))
+        for bad, why in (("kunit=x", "kunit is x, not one of 0, 1, m"),
+                         ("online=x", "online is 'x', not a number"),
+                         ("sysctl_refused=2", "sysctl_refused is '2', not 0 "
+                          "or 1")):
+            with self.assertRaisesRegex(ValueError, "^job a-holes-064-h1-16: "
+                                        + re.escape(why) + "$"):
+                joblist.Job.parse(HOLES + "\t" + bad)
+
+    def test_unknown_fields_kept_last(self):
+        """A field of an older (or newer) harness is kept, after the
+        known ones; an empty list stays in the line."""
+        job = joblist.Job.parse("name=a\tfrom_then=1\ttier=t\tkunit_cases=")
+        self.assertEqual((job.extra, job.kunit_cases),
+                         ((("from_then", "1"),), ()))
+        self.assertEqual(job.line(), "name=a\ttier=t\tkunit_cases=\t"
+                         "from_then=1")
+
+    def test_records_read_back(self):
+        """The record of every recorded log reads back from its line as
+        the same Record; what the guest never showed is None."""
+        logs = sorted(f for f in os.listdir(FIX) if f.endswith(".log"))
+        for name in logs:
+            with self.subTest(log=name):
+                r, _ = console.parse(os.path.join(FIX, name))
+                self.assertEqual(console.Record.parse(r.line()), r)
+        r = console.Record.parse("qemu_exit=none\tplan=none\tfailed=none")
+        self.assertEqual((r.qemu_exit, r.plan, r.failed, r.begin),
+                         (None, None, (), False))
 
     def test_models_count(self):
         job = joblist.Job.parse(HOLES)
         self.assertEqual(job.count(), 64)
-        job.fields["model"] = "stock"
-        self.assertEqual(job.count(), 48)
+        self.assertEqual(job.replace(model="stock").count(), 48)
 
     def test_mismatches(self):
         small, is64, _ = Config(CONFIG).pid_params()
@@ -35,7 +78,7 @@ class JobTest(unittest.TestCase):
         job = joblist.Job.parse(HOLES)
         self.assertEqual(joblist.mismatches(job, small, is64), [])
         # The stock model's values on a job still saying the series'.
-        job.fields["model"] = "stock"
+        job = job.replace(model="stock")
         self.assertEqual([m.split("=")[0] for m in joblist.mismatches(job, small, is64)],
                          ["line_default", "line_min", "pid_max_min", "pid_max"])
         # A pid_max set on the command line is left alone.
@@ -56,13 +99,13 @@ class JobTest(unittest.TestCase):
     def test_weight(self):
         # 100 + 4 online + online^2/40 + ids/8 + ids^2/61000, worked out
         # by hand; the wide machine: 1900 + 4 online + ... + 3 ids/8.
-        self.assertEqual(joblist.weight({"online": "64", "possible": "64"}),
+        self.assertEqual(weight({"online": "64", "possible": "64"}),
                          100 + 256 + 102 + 8)
-        self.assertEqual(joblist.weight({"online": "1", "possible": "8192"}),
+        self.assertEqual(weight({"online": "1", "possible": "8192"}),
                          100 + 4 + 1024 + 1100)
-        self.assertEqual(joblist.weight({"online": "1", "possible": "512",
+        self.assertEqual(weight({"online": "1", "possible": "512",
                                          "machine": "wide"}), 1900 + 4 + 192)
-        self.assertEqual(joblist.weight({"online": "x"}), 100 + 4 + 0)
+        self.assertEqual(joblist.weight(joblist.Job()), 100 + 4 + 0)
 
 
 if __name__ == "__main__":

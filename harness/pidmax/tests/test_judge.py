@@ -5,9 +5,10 @@ import shutil
 import tempfile
 import unittest
 
-from pidmax import boot, console, joblist, judge, tables
+from pidmax import boot, console, judge, tables
 from pidmax.formula import expected
-from pidmax.joblist import fields
+from pidmax.console import Record
+from pidmax.joblist import Job
 
 FIX = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "fixtures")
 
@@ -25,7 +26,18 @@ def job(cpus, online=1, **more):
 
 
 def record(name):
-    return fields(console.parse(os.path.join(FIX, name))[0])
+    """The record of the fixture NAME, as text (Record.fields)."""
+    return console.parse(os.path.join(FIX, name))[0].fields()
+
+
+def verdict(j, r):
+    """The judge's Verdict of the job J and the record R, both text."""
+    return judge.judge(Job.read(j), Record.read(r))
+
+
+def check(name, j, r):
+    """The judge's check NAME of the job J and the record R, both text."""
+    return getattr(judge, "check_" + name)(Job.read(j), Record.read(r))
 
 
 def failed(v):
@@ -34,7 +46,7 @@ def failed(v):
 
 class JudgeTest(unittest.TestCase):
     def test_recorded_passes(self):
-        v = judge.judge(job(255), record("hotplug-255.log"))
+        v = verdict(job(255), record("hotplug-255.log"))
         self.assertEqual((v.verdict, v.reason), ("pass", ""))
         self.assertEqual([c.name for c in v.checks][:6],
                          ["timeout", "panic", "final_marker", "guest_checks",
@@ -43,38 +55,38 @@ class JudgeTest(unittest.TestCase):
 
     def test_wrong_expectation_fails(self):
         j = job(255, pid_max="32768")
-        v = judge.judge(j, record("hotplug-255.log"))
+        v = verdict(j, record("hotplug-255.log"))
         self.assertEqual(v.verdict, "fail")
         self.assertEqual(v.reason, f"pid_max {255 * 1024}, expected 32768")
 
     def test_every_failed_check_named(self):
-        v = judge.judge(job(254, online=2), record("hotplug-255.log"))
+        v = verdict(job(254, online=2), record("hotplug-255.log"))
         self.assertEqual(failed(v), ["possible_cpus", "online_cpus", "pid_max",
                                      "pid_max_min", "boot_line"])
         self.assertEqual(v.reason.count("; "), 4)
 
     def test_panic_and_timeout_verdicts(self):
-        self.assertEqual(judge.judge(job(1), record("panic.log")).verdict,
+        self.assertEqual(verdict(job(1), record("panic.log")).verdict,
                          "panic")
         r = record("hotplug-255.log")
         r["timed_out"] = "1"
-        v = judge.judge(job(255), r)
+        v = verdict(job(255), r)
         self.assertEqual(v.verdict, "timeout")
         self.assertTrue(v.reason.startswith("TIMEOUT: guest killed after"))
 
     def test_missing_guest_fails(self):
-        v = judge.judge(job(1), {})
+        v = verdict(job(1), {})
         self.assertEqual(v.verdict, "fail")
         self.assertIn("final_marker", failed(v))
 
     def test_minimum_above_max_wants_none(self):
         j = job(8192, pid_max_min="32776", pid_max="32768")
-        c = judge.check_pid_max_min(j, {"pid_max_min": "none"})
+        c = check("pid_max_min", j, {"pid_max_min": "none"})
         self.assertEqual(c.result, "ok")
 
     def test_sysctl_refusal(self):
         j = job(255, sysctl_refused="1")
-        self.assertEqual(judge.check_sysctl(j, {"sysctl_err": "0"}).reason,
+        self.assertEqual(check("sysctl", j, {"sysctl_err": "0"}).reason,
                          "the kernel did not refuse the sysctl.kernel."
                          "pid_max= setting")
 
@@ -82,21 +94,21 @@ class JudgeTest(unittest.TestCase):
         j = job(48, selftests="3", selftests_judged="no")
         r = {"failed": "selftest_pid_max,other", "notoks": "2", "oks": "4",
              "selftests_ok": "2"}
-        self.assertEqual(judge.check_selftests(j, r).reason,
+        self.assertEqual(check("selftests", j, r).reason,
                          "recorded, not judged: 2 of 3 passed, failed: pid_max")
-        self.assertEqual(judge.check_guest(j, r).reason,
+        self.assertEqual(check("guest", j, r).reason,
                          "guest checks failed: other")
 
     def test_refuses_skip_and_incomplete_jobs(self):
         with self.assertRaisesRegex(ValueError, "is a skip"):
-            judge.judge({"skip": "why", "name": "x"}, {})
+            verdict({"skip": "why", "name": "x"}, {})
         j = job(1)
         del j["kunit"]
         with self.assertRaisesRegex(ValueError, "lacks its kunit field"):
-            judge.judge(j, {})
+            verdict(j, {})
 
     def test_lines_read_back(self):
-        v = judge.judge(job(254), record("hotplug-255.log"))
+        v = verdict(job(254), record("hotplug-255.log"))
         self.assertEqual(judge.read_verdict(v.lines()), v)
         self.assertIs(judge.read_verdict(v.lines()).verdict,
                       judge.Status.FAIL)
@@ -115,7 +127,7 @@ class JudgeTest(unittest.TestCase):
             log = os.path.join(d, "hotplug-255.log")
             for name in ("hotplug-255.log", "hotplug-255.log.meta"):
                 shutil.copy(os.path.join(FIX, name), d)
-            line = joblist.line(list(job(255).items()))
+            line = Job.read(job(255))
             self.assertEqual(boot.verdict(log, line)[0].verdict, "pass")
             kept = boot.load(log)
             self.assertEqual(kept["verdict"][0], "verdict=pass\treason=")
@@ -139,7 +151,7 @@ class JudgeTest(unittest.TestCase):
             with open(log + boot.JUDGED, "w", encoding="ascii") as f:
                 f.write("{half a record")
             v, r, _ = boot.verdict(log, line)
-            self.assertEqual((v.verdict, r["qemu_exit"]), ("pass", "none"))
+            self.assertEqual((v.verdict, r.qemu_exit), ("pass", None))
             with open(log + boot.JUDGED, encoding="ascii") as f:
                 self.assertEqual(f.read(), "{half a record")
 
@@ -184,7 +196,7 @@ class KunitModuleTest(unittest.TestCase):
         log = os.path.join(self.dir, "x.log")
         with open(log, "w", encoding="latin-1", newline="") as f:
             f.write(text)
-        return fields(console.parse(log)[0])
+        return console.parse(log)[0].fields()
 
     def kunit_check(self, v):
         return [c for c in v.checks if c.name == "kunit"][0]
@@ -193,12 +205,12 @@ class KunitModuleTest(unittest.TestCase):
         r = record(MODULE_LOG)
         self.assertEqual((r["modules"], r["insmod_failed"], r["kunit_plan"],
                           r["kunit_oks"]), ("pid_max_kunit", "none", "7", "7"))
-        v = judge.judge(module_job(), r)
+        v = verdict(module_job(), r)
         self.assertEqual((v.verdict, v.reason), ("pass", ""))
         self.assertEqual(self.kunit_check(v).result, "ok")
         # The same cases pass the same way for a built-in suite.
-        self.assertEqual(judge.judge(module_job("1"), r).verdict, "pass")
-        self.assertEqual(self.kunit_check(judge.judge(module_job("0"), r))
+        self.assertEqual(verdict(module_job("1"), r).verdict, "pass")
+        self.assertEqual(self.kunit_check(verdict(module_job("0"), r))
                          .result, "skip")
 
     def test_module_load_failing(self):
@@ -210,7 +222,7 @@ class KunitModuleTest(unittest.TestCase):
                          + LOAD_FAILED),
                         (r"^ok 6 insmod_pid_max_kunit",
                          "not ok 6 insmod_pid_max_kunit # " + LOAD_FAILED))
-        v = judge.judge(module_job(), r)
+        v = verdict(module_job(), r)
         self.assertEqual(v.verdict, "fail")
         self.assertEqual(failed(v), ["guest_checks", "kunit"])
         self.assertEqual(self.kunit_check(v).reason, "KUnit suite pid_max: a "
@@ -222,7 +234,7 @@ class KunitModuleTest(unittest.TestCase):
         # needs the export of pid_max_scale() that the stock kernel lacks.
         r = record("kunit-module-unknown-symbol-7.3-arm64.log")
         self.assertEqual((r["modules"], r["kunit"]), ("none", "none"))
-        v = judge.judge(job(1, kunit="m"), r)
+        v = verdict(job(1, kunit="m"), r)
         self.assertEqual(failed(v), ["guest_checks", "kunit"])
         self.assertEqual(self.kunit_check(v).reason, "KUnit suite pid_max: a "
                          "module did not load: pid_max_kunit: insmod exit 2: "
@@ -235,16 +247,16 @@ class KunitModuleTest(unittest.TestCase):
                         (r"^1\.\.7\r$", "1..6\r"),
                         (r"^ok 6 insmod_pid_max_kunit\r\n", ""),
                         (r"^ok 7 kernel_log_clean", "ok 6 kernel_log_clean"))
-        v = judge.judge(module_job(), r)
+        v = verdict(module_job(), r)
         self.assertEqual(failed(v), ["kunit"])
         self.assertTrue(self.kunit_check(v).reason.startswith(
             "KUnit suite pid_max: none, no module loaded"))
-        self.assertEqual(judge.judge(module_job("0"), r).verdict, "pass")
+        self.assertEqual(verdict(module_job("0"), r).verdict, "pass")
 
     def test_a_case_missing(self):
         r = self.edited((r"^    ok 5 pid_max_32bit\r\n", ""),
                         (r"^    1\.\.7\r$", "    1..6\r"))
-        v = judge.judge(module_job(), r)
+        v = verdict(module_job(), r)
         self.assertEqual(failed(v), ["kunit"])
         self.assertEqual(self.kunit_check(v).reason,
                          "KUnit suite pid_max: case pid_max_32bit is missing")
@@ -257,34 +269,34 @@ class KunitModuleTest(unittest.TestCase):
         r = self.edited((r"^    ok 5 pid_max_32bit", "    ok 5 pid_max_old"))
         old = module_job()
         del old["kunit_cases"]
-        self.assertEqual(judge.judge(old, r).verdict, "pass")
-        v = judge.judge(module_job(), r)
+        self.assertEqual(verdict(old, r).verdict, "pass")
+        v = verdict(module_job(), r)
         self.assertEqual(self.kunit_check(v).reason,
                          "KUnit suite pid_max: case pid_max_32bit is missing")
-        v = judge.judge(module_job(kunit_cases="pid_max_old"), r)
+        v = verdict(module_job(kunit_cases="pid_max_old"), r)
         self.assertEqual(v.verdict, "pass")
 
     def test_a_case_skipped(self):
         # "ok 3 NAME # SKIP WHY" counts towards the plan but checked
         # nothing: the boot fails, with today's list or the suite's own.
         r = self.edited((r"^(    ok 3 pid_max_limit\S*)", r"\1 # SKIP no"))
-        v = judge.judge(module_job(), r)
+        v = verdict(module_job(), r)
         self.assertEqual(self.kunit_check(v).reason, "KUnit suite pid_max: "
                          "skipped cases: pid_max_limit_at_4096_cpu_ids")
         old = module_job()
         del old["kunit_cases"]
-        self.assertEqual(failed(judge.judge(old, r)), ["kunit"])
+        self.assertEqual(failed(verdict(old, r)), ["kunit"])
 
     def test_a_case_failing(self):
         r = self.edited((r"^    ok 3 pid_max_limit", "    not ok 3 pid_max_limit"),
                         (r"^ok 1 pid_max\r$", "not ok 1 pid_max\r"))
-        v = judge.judge(module_job(), r)
+        v = verdict(module_job(), r)
         self.assertEqual(self.kunit_check(v).reason, "KUnit suite pid_max: "
                          "notok, failed cases: pid_max_limit_at_4096_cpu_ids")
 
     def test_unknown_kunit_refused(self):
         with self.assertRaisesRegex(ValueError, "kunit is y, not one of"):
-            judge.judge(module_job("y"), record(MODULE_LOG))
+            verdict(module_job("y"), record(MODULE_LOG))
 
 
 if __name__ == "__main__":

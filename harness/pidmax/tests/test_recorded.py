@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 from pidmax import console, judge, plan, runner, tables
 from pidmax.formula import expected
-from pidmax.joblist import fields
+from pidmax.joblist import Job
 from pidmax.tables import HARNESS
 from pidmax.tests.test_judge import FIX
 from pidmax.tests.test_plan import options
@@ -73,7 +73,7 @@ def job(cpus, possible=None, online=1, small=False, model="series",
     if pidns:
         j.update(pidns_fields(e, pidns, boot))
     j.update(more)
-    return j
+    return Job.read(j)
 
 
 @functools.lru_cache(maxsize=None)
@@ -87,7 +87,7 @@ def record(name, edits=()):
     by line, and its meta; a PATTERN None gives the copy a LOG.qemu (what
     QEMU wrote on its standard error) holding REPLACEMENT."""
     if not edits:
-        return fields(_parsed(name))
+        return _parsed(name)
     src = os.path.join(FIX, name)
     with open(src, encoding="latin-1", newline="") as f:
         text = f.read().replace("\r", "")
@@ -106,7 +106,7 @@ def record(name, edits=()):
             if pattern is None:
                 with open(log + ".qemu", "w", encoding="latin-1") as f:
                     f.write(replacement)
-        return fields(console.parse(log)[0])
+        return console.parse(log)[0]
 
 
 def logs():
@@ -479,7 +479,7 @@ class RecordedTest(unittest.TestCase):
     def test_parser(self):
         for p in PARSED:
             with self.subTest(log=p.log):
-                r = record(p.log)
+                r = record(p.log).fields()
                 want = p._asdict()
                 want.update(want.pop("more"))
                 del want["log"]
@@ -762,7 +762,7 @@ def planned_job(d, row):
     where = dataclasses.replace(tables.HOME, kunit_cases=CASES["v2"])
     lines = plan.plan(options(write_config(d, row.config), **row.opts),
                       where)
-    jobs = [j for j in map(fields, lines) if j["name"] == row.name]
+    jobs = [j for j in map(Job.parse, lines) if j.name == row.name]
     if len(jobs) != 1:
         raise AssertionError(f"{len(jobs)} jobs named {row.name}")
     return jobs[0]
@@ -796,18 +796,19 @@ class PlannedTest(unittest.TestCase):
             with self.subTest(row=n, config=row.config, name=row.name):
                 j = planned_job(self.dir, row)
                 if "skip" in row.want:
-                    self.assertEqual(j["tier"], row.want["tier"])
-                    self.assertIn(row.want["skip"], j["skip"])
+                    self.assertEqual(j.tier, row.want["tier"])
+                    self.assertIn(row.want["skip"], j.skip)
                     continue
                 self.assertIn("kunit", row.want)
                 want = formula_fields(row)
-                self.assertEqual({k: j.get(k) for k in want}, want)
+                self.assertEqual({k: j.fields().get(k) for k in want}, want)
                 if row.log:
                     # The recorded boot of that kernel passes its job,
                     # with the cases its kernel ran, as a folder planned
                     # then carries them.
-                    if j["kunit"] != "0":
-                        j["kunit_cases"] = case_list(row.cases)
+                    if j.kunit != "0":
+                        j = j.replace(kunit_cases=tuple(
+                            case_list(row.cases).split(",")))
                     v = judge.judge(j, record(row.log))
                     self.assertEqual((v.verdict, v.reason), ("pass", ""))
 
@@ -832,16 +833,16 @@ class Scheduled(runner.Runner):
     for the start of x, =x for its judgement."""
 
     def __init__(self, onlines, parallel):
-        todo = [("", {"name": chr(ord("a") + i), "online": str(n)})
+        todo = [("", Job(name=chr(ord("a") + i), online=n))
                 for i, n in enumerate(onlines)]
         super().__init__("/nonexistent", todo, parallel)
         self.progress, self.seen, self.events = False, [], []
 
     def start_guest(self, i, j):
         self.running[i] = j
-        self.seen.append("".join(self.todo[k][1]["name"]
+        self.seen.append("".join(self.todo[k][1].name
                                  for k in sorted(self.running)))
-        self.events.append("+" + j["name"])
+        self.events.append("+" + j.name)
 
     def reap(self):
         i = min(self.running)
@@ -849,7 +850,7 @@ class Scheduled(runner.Runner):
         return i
 
     def finish(self, i):
-        self.events.append("=" + self.todo[i][1]["name"])
+        self.events.append("=" + self.todo[i][1].name)
 
 
 # Each schedule gives the online CPUs of each job, the runner's --jobs,

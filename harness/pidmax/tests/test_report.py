@@ -113,7 +113,7 @@ class ReportTest(unittest.TestCase):
             shutil.copy(os.path.join(FIX, "panic.log" + suffix), log + suffix)
             os.utime(log + suffix, ns=(1, 1))
         b = self.run_report()[0]
-        self.assertEqual((b.verdict, b.record["seconds"]), ("panic", "0.95"))
+        self.assertEqual((b.verdict, b.record.seconds), ("panic", "0.95"))
 
     def test_failed_boots_named_with_their_checks(self):
         self.assertEqual(report.failures(self.run_report()), [
@@ -182,7 +182,7 @@ class ReportTest(unittest.TestCase):
         # files a boot are left as they were.
         with open(log + ".meta") as f:
             self.assertEqual(kept["meta"], f.read().strip())
-        self.assertEqual((kept["record"], kept["nested"]), (r, nested))
+        self.assertEqual((kept["record"], kept["nested"]), (r.fields(), nested))
         before = os.stat(log + boot.JUDGED).st_mtime_ns
         self.assertEqual(boot.record(log), (r, nested))
         self.assertEqual(os.stat(log + boot.JUDGED).st_mtime_ns, before)
@@ -192,10 +192,10 @@ class ReportTest(unittest.TestCase):
         # which is not written down as if it were the boot's.
         log = os.path.join(self.dir, "boots", "a-hotplug-255.log")
         r, _ = boot.record(log)
-        self.assertEqual((r["qemu_exit"], r["timed_out"]), ("none", "0"))
+        self.assertEqual((r.qemu_exit, r.timed_out), (None, False))
         self.assertFalse(os.path.exists(log + boot.JUDGED))
-        line = joblist.line(list(self.jobs[0].items()))
-        self.assertEqual(boot.verdict(log, line)[0].verdict, "pass")
+        job = joblist.Job.read(self.jobs[0])
+        self.assertEqual(boot.verdict(log, job)[0].verdict, "pass")
         self.assertFalse(os.path.exists(log + boot.JUDGED))
 
 

@@ -90,7 +90,8 @@ class RunnerTest(unittest.TestCase):
 
     def test_bad_job_refused_before_any_boot(self):
         self.write(boot_job("a", 255), boot_job("b", 2, online="x"))
-        with self.assertRaisesRegex(ValueError, "job b: bad online field"):
+        with self.assertRaisesRegex(ValueError, "jobs:2: job b: online is "
+                                    "'x', not a number"):
             runner.run(self.dir, 2)
         self.assertFalse(os.path.exists(os.path.join(self.dir, "boots")))
 

@@ -21,18 +21,30 @@ set -euo pipefail
 HARNESS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=harness/lib.sh
 . "$HARNESS/lib.sh"
-USAGE="Usage: harness/build-selftests.sh [--arch A] [--stock|--series] BUILD_DIR TREE
+USAGE="Usage: harness/build-selftests.sh [--arch A] [--stock|--series] [FACTS] BUILD_DIR TREE
 Build TREE's pid_namespace selftests static and pack them into
 BUILD_DIR/selftests-TREE[-A][-stock|-series].cpio; print \"CPIO COUNT\",
 or nothing when the tree has none.
   --arch A  for architecture A of harness/arches (default x86_64)
   --stock   as the tree's tarball has them, without the series
   --series  as the tree's tarball has them with the series' changes to
-            them, not from the shared tree (a kernel not built here)"
+            them, not from the shared tree (a kernel not built here)
+FACTS, what the tables say of the tree and the architecture, all or
+none (none: the tables are asked, once; the sweep gives them):
+  --suite S  the tree's suite (harness/trees)
+  --series-dir DIR  the tree's series folder
+  --make M  the architecture's make ARCH (harness/arches)
+  --cross P  its cross-compiler prefix (may be empty)"
+
+# The facts the tables hold, by their options' names, in the order
+# pidmax/tables.py's SelftestsFacts gives them.
+FACTS=(suite series-dir make cross)
 
 main() {
-	local arch=x86_64 how=""
-	parse_options "$USAGE" "arch:,stock,series" "$@"
+	local arch=x86_64 how="" longopts
+	local -A fact=()
+	longopts=$(IFS=,; echo "arch:,stock,series,${FACTS[*]/%/:}")
+	parse_options "$USAGE" "$longopts" "$@"
 	set -- "${OPTS[@]}"
 	while [[ $1 != -- ]]; do
 		case $1 in
@@ -41,28 +53,32 @@ main() {
 			[[ -z $how || $how == "${1#--}" ]] || usage_error "--stock or --series, not both"
 			how=${1#--}
 			;;
+		*) fact[${1#--}]=$2; shift ;;
 		esac
 		shift
 	done
 	shift
 	(($# == 2)) || usage_error "expects BUILD_DIR TREE"
-	arch_row "$arch" || usage_error "--arch: see above"
-	local build tree=$2 name=$2
+	local build tree=$2 name=$2 suite series_dir make_arch cross
+	selftests_facts
+	[[ -z $cross ]] || command -v "${cross}gcc" >/dev/null ||
+		die "${cross}gcc not found: harness/deps.sh build $arch installs it"
 	build=$(cd "$1" && pwd) || die "no build folder $1"
 	build_lock "$build"
 	[[ $arch == x86_64 ]] || name+=-$arch
 	[[ -z $how ]] || name+=-$how
 	local src="$build/src/linux-source-$tree" gen="$build/bin/gen_init_cpio"
 	case $how in
-	stock) src=$(stock_sources "$build" "$tree") || die "no stock selftests of $tree (see above)" ;;
-	series) src=$(series_sources "$build" "$tree") || die "no selftests of $tree with its series (see above)" ;;
+	stock) src=$(stock_sources "$build" "$tree" "$suite") || die "no stock selftests of $tree (see above)" ;;
+	series) src=$(series_sources "$build" "$tree" "$suite" "$series_dir") ||
+		die "no selftests of $tree with its series (see above)" ;;
 	*) [[ -d $src ]] || die "$src is missing: harness/build-kernel.sh $build $tree BUILD first" ;;
 	esac
 	local dir="$src/tools/testing/selftests/pid_namespace"
 	[[ -r $dir/Makefile ]] || return 0
 	[[ -x $gen ]] || die "$gen is missing: harness/build-initramfs.sh $build first"
 	local out="$build/selftests-$name" cpio="$build/selftests-$name.cpio" id
-	id=$(cat "$dir"/* "${BASH_SOURCE[0]}" "$ARCH_TABLE" | sha256sum | cut -d' ' -f1)
+	id=$( (cat "$dir"/* "${BASH_SOURCE[0]}" && echo "$make_arch $cross") | sha256sum | cut -d' ' -f1)
 	if [[ ! -f $cpio || $(cat "$cpio.id" 2>/dev/null) != "$id" ]]; then
 		local what=static
 		case $how in
@@ -73,7 +89,7 @@ main() {
 		rm -rf "$out" "$cpio.id"
 		mkdir -p "$out"
 		# lib.mk's CC is $(CROSS_COMPILE)gcc.
-		ARCH=$ARCH_MAKE CROSS_COMPILE=$ARCH_CROSS \
+		ARCH=$make_arch CROSS_COMPILE=$cross \
 			make -s -C "$dir" OUTPUT="$out" LDFLAGS=-static >"$out.log" 2>&1 || {
 			tail -n 15 "$out.log" >&2
 			die "the pid_namespace selftests of $tree did not build (log: $out.log)"
@@ -85,14 +101,42 @@ main() {
 	echo "$cpio $(find "$out" -maxdepth 1 -type f -perm -u+x | wc -l)"
 }
 
-# stock_sources BUILD TREE: a folder holding what the pid_namespace
-# selftests build from (their folder, lib.mk and the headers they
-# include, tools/include), as TREE's tarball has them; extracted into
-# BUILD once per tarball. Prints the folder. $PIDMAX_TARBALL overrides
-# the tarball (the self-tests' fake one), as in build-kernel.sh.
+# selftests_facts: the facts of the tree and the architecture, from
+# main's fact: all given, or none, and then asked of the tables once
+# (pidmax.sh table selftests, which prints them as options). Some of
+# them only is a usage error, and so is an architecture the tables lack.
+selftests_facts() {
+	local answer f
+	local -a words missing=()
+	if ((${#fact[@]} == 0)); then
+		answer=$(table_answer selftests "$tree" "$arch") || {
+			arch_row "$arch" 2>/dev/null || usage_error "--arch: see above"
+			die "no tree '$tree' in the tables (see above)"
+		}
+		eval "words=($answer)"
+		while ((${#words[@]} >= 2)); do
+			fact[${words[0]#--}]=${words[1]}
+			words=("${words[@]:2}")
+		done
+	fi
+	for f in "${FACTS[@]}"; do
+		[[ -v fact[$f] ]] || missing+=("--$f")
+	done
+	((${#missing[@]} == 0)) || usage_error "give the facts all or none (none: the" \
+		"tables are asked): ${missing[*]} missing"
+	suite=${fact[suite]} series_dir=${fact[series-dir]} make_arch=${fact[make]}
+	cross=${fact[cross]}
+}
+
+# stock_sources BUILD TREE SUITE: a folder holding what the
+# pid_namespace selftests build from (their folder, lib.mk and the
+# headers they include, tools/include), as TREE's tarball (of SUITE)
+# has them; extracted into BUILD once per tarball. Prints the folder.
+# $PIDMAX_TARBALL overrides the tarball (the self-tests' fake one), as
+# in build-kernel.sh.
 stock_sources() {
 	local tarball dir="$1/src/selftests-stock-$2" id top
-	tarball=${PIDMAX_TARBALL:-$(tree_tarball "$1" "$2")} || return 1
+	tarball=${PIDMAX_TARBALL:-$(suite_tarball "$1" "$2" "$3")} || return 1
 	id=$(stat -c '%s %Y' "$tarball")
 	if [[ $(cat "$dir/.harness-tarball" 2>/dev/null) != "$id" ]]; then
 		rm -rf "$dir"
@@ -110,17 +154,18 @@ stock_sources() {
 	echo "$dir"
 }
 
-# series_sources BUILD TREE: stock_sources' folder copied, with the
-# changes of TREE's series (harness/trees; $PIDMAX_SERIES_DIR overrides
-# it) to the pid_namespace selftests applied: git apply --include, with
-# no fuzz, takes those files of each patch and leaves the rest (kernel/
-# and the others, not in the folder). Made again when the tarball or the
-# series changed. Prints the folder.
+# series_sources BUILD TREE SUITE SERIES_DIR: stock_sources' folder
+# copied, with the changes of TREE's series (SERIES_DIR, the folder of
+# its row of harness/trees; $PIDMAX_SERIES_DIR overrides it) to the
+# pid_namespace selftests applied: git apply --include, with no fuzz,
+# takes those files of each patch and leaves the rest (kernel/ and the
+# others, not in the folder). Made again when the tarball or the series
+# changed. Prints the folder.
 series_sources() {
 	local stock series dir="$1/src/selftests-series-$2" id p
 	local -a patches
-	stock=$(stock_sources "$1" "$2") || return 1
-	series=${PIDMAX_SERIES_DIR:-$(tree_series_dir "$2")} || return 1
+	stock=$(stock_sources "$1" "$2" "$3") || return 1
+	series=${PIDMAX_SERIES_DIR:-$4}
 	[[ -r $series/series ]] || die "$series/series is missing"
 	series=$(cd "$series" && pwd)
 	mapfile -t patches < <(grep -v -E '^[[:space:]]*(#|$)' "$series/series")

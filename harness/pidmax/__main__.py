@@ -531,6 +531,9 @@ TABLE_ANSWERS = {
     # Every fact build-kernel.sh needs, as its options (shell-quoted).
     "build": lambda w, t, b, a="x86_64": [
         tables.build_facts(t, b, a, w).words()],
+    # Every fact build-selftests.sh needs, as its options.
+    "selftests": lambda w, t, a="x86_64": [
+        tables.selftests_facts(t, a, w).words()],
     "plan": lambda w, t, a, v, pick, *want: [
         " ".join([b, *ts]) for b, ts in tables.kernel_plan(t, a, v, pick,
                                                            want, w)],
@@ -553,6 +556,7 @@ def verbs_of_a_sweep(verbs):
               "arches, trees [ARCH], variants "
               "TREE [ARCH], initrd TREE BUILD [ARCH], name TREE BUILD [ARCH], "
               "build TREE BUILD [ARCH] (build-kernel.sh's options), "
+              "selftests TREE [ARCH] (build-selftests.sh's), "
               "plan TREE ARCH VARIANT each|fewest TIER...", cmd_table)
     ta.add_argument("what", choices=sorted(TABLE_ANSWERS))
     ta.add_argument("args", nargs="*")

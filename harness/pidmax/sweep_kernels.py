@@ -227,11 +227,10 @@ def selftests(o, kernels, want):
             "their boot is listed as a skip")
         return ""
     if o.stock:
-        return script("build-selftests.sh", "--arch", o.arch, "--series",
-                      o.build, o.tree)[1]
+        return build_selftests(o, "--series")
     if not any(k.build for k in kernels):
         return ""
-    return script("build-selftests.sh", "--arch", o.arch, o.build, o.tree)[1]
+    return build_selftests(o)
 
 
 def unchanged_selftests(o, kernels, want):
@@ -250,8 +249,16 @@ def unchanged_selftests(o, kernels, want):
                 for line in f)
     if not changes:
         return ""
-    return script("build-selftests.sh", "--arch", o.arch, "--stock",
-                  o.build, o.tree)[1]
+    return build_selftests(o, "--stock")
+
+
+def build_selftests(o, *how):
+    """build-selftests.sh of O's tree and architecture, HOW (--stock,
+    --series) first, told every fact it needs of the tables
+    (tables.selftests_facts): its standard output."""
+    facts = tables.selftests_facts(o.tree, o.arch, o.settings.tables)
+    return script("build-selftests.sh", "--arch", o.arch, *how,
+                  *facts.options(), o.build, o.tree)[1]
 
 
 def wide_qemu(o, kernels):

@@ -252,6 +252,36 @@ def build_facts(tree_name, build, arch_name="x86_64", where=HOME):
                       a.image)
 
 
+@dataclass(frozen=True)
+class SelftestsFacts:
+    """What build-selftests.sh needs of the tables to build TREE's
+    selftests for ARCH: the tree's suite and series folder
+    (harness/trees), the architecture's make ARCH and cross-compiler
+    prefix (harness/arches)."""
+    suite: str
+    series: str
+    make: str
+    cross: str
+
+    def options(self):
+        """The facts as the options build-selftests.sh takes them."""
+        return ["--suite", self.suite, "--series-dir", self.series,
+                "--make", self.make, "--cross", self.cross]
+
+    def words(self):
+        """options() on one line, quoted for the shell's eval (the table
+        question "selftests")."""
+        return " ".join(shlex.quote(w) for w in self.options())
+
+
+def selftests_facts(tree_name, arch_name="x86_64", where=HOME):
+    """The SelftestsFacts of TREE's selftests on ARCH. An unknown
+    architecture or tree is an error naming it, in that order."""
+    a = arch(arch_name, where)
+    return SelftestsFacts(tree(tree_name, where)[0],
+                          tree_series(tree_name, where), a.make, a.cross)
+
+
 def kernel_plan(tree_name, arch_name, variant, pick, want, where=HOME):
     """[(BUILD, [TIER...])] of the variant's builds that boot the tiers
     WANT, in the table's order: a tier boots on the first row of the

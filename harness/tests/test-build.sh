@@ -179,17 +179,25 @@ test_selftests_with_the_series() {
 	echo one.patch >"$s/series"
 	git init -q "$TMP/repo"
 	fake_build "$b"
-	out=$(PIDMAX_TARBALL="$TMP/linux-source-9.9.tar.xz" PIDMAX_SERIES_DIR="$s" \
-		"$HARNESS/build-selftests.sh" --series "$b" 9.9) || return 1
+	# Told the facts of the tables (the sweep's way), it asks them
+	# nothing: there are none here, and 9.9 is no tree of theirs.
+	no_tables
+	local -a facts=(--suite host --series-dir "$s" --make x86 --cross "")
+	out=$(PIDMAX_TARBALL="$TMP/linux-source-9.9.tar.xz" \
+		"$HARNESS/build-selftests.sh" --series "${facts[@]}" "$b" 9.9) || return 1
 	expect_eq "cpio" "$out" "$b/selftests-9.9-series.cpio 1" || rc=1
 	expect_eq "series'" "$(cat "$b/selftests-9.9-series/t")" "int x = 2;" || rc=1
-	out=$(PIDMAX_TARBALL="$TMP/linux-source-9.9.tar.xz" "$HARNESS/build-selftests.sh" --stock "$b" 9.9) || return 1
+	out=$(PIDMAX_TARBALL="$TMP/linux-source-9.9.tar.xz" "$HARNESS/build-selftests.sh" --stock \
+		"${facts[@]}" "$b" 9.9) || return 1
 	expect_eq "stock" "$(cat "$b/selftests-9.9-stock/t")" "int x = 1;" || rc=1
 	sed -i 's/^+int x = 2;/+int x = 3;/' "$s/one.patch"
-	PIDMAX_TARBALL="$TMP/linux-source-9.9.tar.xz" PIDMAX_SERIES_DIR="$s" \
-		"$HARNESS/build-selftests.sh" --series "$b" 9.9 >/dev/null || return 1
+	PIDMAX_TARBALL="$TMP/linux-source-9.9.tar.xz" \
+		"$HARNESS/build-selftests.sh" --series "${facts[@]}" "$b" 9.9 >/dev/null || return 1
 	expect_eq "series changed" "$(cat "$b/selftests-9.9-series/t")" "int x = 3;" || rc=1
 	must_fail "--stock or --series, not both" "$HARNESS/build-selftests.sh" --stock --series "$b" 9.9 || rc=1
+	must_fail "--make --cross missing" "$HARNESS/build-selftests.sh" --stock "${facts[@]:0:4}" "$b" 9.9 || rc=1
+	# Not told them, it asks the tables, which are named.
+	must_fail "/nonexistent/" "$HARNESS/build-selftests.sh" --stock "$b" 9.9 || rc=1
 	return $rc
 }
 

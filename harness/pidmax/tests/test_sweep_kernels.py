@@ -6,7 +6,7 @@ import os
 import unittest
 from unittest import mock
 
-from pidmax import sweep_kernels as sk
+from pidmax import sweep_kernels as sk, tables
 from pidmax.sweep_options import Request
 from pidmax.plan import UsageError
 from pidmax.settings import Settings
@@ -69,15 +69,21 @@ class KernelsTest(unittest.TestCase):
         def script(name, *args, **kw):
             calls.append((name, *args))
             return 0, "/b/selftests.cpio 3"
-        cases = ((False, built, ["holes"], ("--arch", "arm64", "/b", "9.9")),
+        # What the tables say of 9.9 (none here) and arm64, told.
+        facts = tables.SelftestsFacts("sid", "/s", "arm64", "a64-")
+        told = ("--suite", "sid", "--series-dir", "/s", "--make", "arm64",
+                "--cross", "a64-", "/b", "9.9")
+        cases = ((False, built, ["holes"], ("--arch", "arm64", *told)),
                  (True, debian, ["scenario"],
-                  ("--arch", "arm64", "--series", "/b", "9.9")),
+                  ("--arch", "arm64", "--series", *told)),
                  (True, debian, ["online"], None),
                  (False, debian, ["holes"], None))
         for stock, kernel, want, args in cases:
             calls.clear()
             o = self.options(arch="arm64", build="/b", stock=stock)
-            with mock.patch.object(sk, "script", script):
+            with mock.patch.object(sk, "script", script), \
+                    mock.patch.object(sk.tables, "selftests_facts",
+                                      return_value=facts):
                 got = sk.selftests(o, [kernel], want)
             self.assertEqual(got, "/b/selftests.cpio 3" if args else "")
             self.assertEqual(calls, [("build-selftests.sh", *args)]

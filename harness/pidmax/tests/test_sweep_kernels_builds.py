@@ -185,8 +185,13 @@ class BuildsTest(FolderCase):
         self.write(os.path.join("series", "0002.patch"), SELFTESTS_PATCH)
         self.assertEqual(sk.unchanged_selftests(o, built, ["holes"]),
                          "/b/stock.cpio 3")
+        # Told what the tables say of the tree (this test's) and arm64.
         self.assertEqual(self.calls, [("build-selftests.sh", "--arch",
-                                       "arm64", "--stock", "/b", "7.3")])
+                                       "arm64", "--stock", "--suite",
+                                       "trixie-backports", "--series-dir",
+                                       self.series, "--make", "arm64",
+                                       "--cross", "aarch64-linux-gnu-", "/b",
+                                       "7.3")])
         # Not for a list, a tier other than the holes, a kernel file.
         self.assertEqual(sk.unchanged_selftests(self.options(
             tree="7.3", list=True), built, ["holes"]), "")

@@ -197,6 +197,28 @@ class KernelTableTest(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, f"{path} has no tree 9.9"):
             tables.build_facts("9.9", "full", where=where)
 
+    def test_selftests_facts(self):
+        """What build-selftests.sh needs of the tables at once, as its
+        options, quoted for the shell; an unknown architecture, then an
+        unknown tree, named."""
+        d = tempfile.TemporaryDirectory()
+        self.addCleanup(d.cleanup)
+        path = os.path.join(d.name, "trees")
+        with open(path, "w") as f:
+            f.write("9.9 trixie-backports /abs/$series -\n")
+        where = dataclasses.replace(self.where, trees=path)
+        arm = tables.selftests_facts("9.9", "arm64", where)
+        self.assertEqual(arm.options(), [
+            "--suite", "trixie-backports", "--series-dir", "/abs/$series",
+            "--make", "arm64", "--cross", "aarch64-linux-gnu-"])
+        self.assertEqual(tables.selftests_facts("9.9", where=where).words(),
+                         "--suite trixie-backports --series-dir "
+                         "'/abs/$series' --make x86 --cross ''")
+        for args, error in ((("9.8", "sparc"), 'unknown architecture "sparc"'),
+                            (("9.8", "arm64"), f"{path} has no tree 9.8")):
+            with self.assertRaisesRegex(ValueError, error):
+                tables.selftests_facts(*args, where=where)
+
     def test_the_trees_mutants(self):
         """Each tree's mutants folder holds patches; 6.1's stay where
         they were, 7.3's have a folder of their own."""

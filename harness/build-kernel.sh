@@ -124,21 +124,7 @@ FACTS=(name initrd suite series make cross image)
 # missing, or a bad INITRD, is a usage error; a build the tables lack
 # dies naming it (a bad --arch is a usage error).
 build_facts() {
-	local answer f
-	local -a words missing=()
-	if ((${#fact[@]} == 0)); then
-		answer=$(table_answer build "$tree" "$variant" "$arch") || no_such_build
-		eval "words=($answer)"
-		while ((${#words[@]} >= 2)); do
-			fact[${words[0]#--}]=${words[1]}
-			words=("${words[@]:2}")
-		done
-	fi
-	for f in "${FACTS[@]}"; do
-		[[ -v fact[$f] ]] || missing+=("--$f")
-	done
-	((${#missing[@]} == 0)) || usage_error "give the build's facts all or none (none: the" \
-		"tables are asked): ${missing[*]} missing"
+	told_facts build "$tree" "$variant" "$arch" || no_such_build
 	[[ ${fact[initrd]} == builtin || ${fact[initrd]} == external ]] ||
 		usage_error "--initrd wants builtin or external, not '${fact[initrd]}'"
 	name=${fact[name]} initrd_mode=${fact[initrd]} suite=${fact[suite]}

@@ -106,24 +106,10 @@ main() {
 # (pidmax.sh table selftests, which prints them as options). Some of
 # them only is a usage error, and so is an architecture the tables lack.
 selftests_facts() {
-	local answer f
-	local -a words missing=()
-	if ((${#fact[@]} == 0)); then
-		answer=$(table_answer selftests "$tree" "$arch") || {
-			arch_row "$arch" 2>/dev/null || usage_error "--arch: see above"
-			die "no tree '$tree' in the tables (see above)"
-		}
-		eval "words=($answer)"
-		while ((${#words[@]} >= 2)); do
-			fact[${words[0]#--}]=${words[1]}
-			words=("${words[@]:2}")
-		done
-	fi
-	for f in "${FACTS[@]}"; do
-		[[ -v fact[$f] ]] || missing+=("--$f")
-	done
-	((${#missing[@]} == 0)) || usage_error "give the facts all or none (none: the" \
-		"tables are asked): ${missing[*]} missing"
+	told_facts selftests "$tree" "$arch" || {
+		arch_row "$arch" 2>/dev/null || usage_error "--arch: see above"
+		die "no tree '$tree' in the tables (see above)"
+	}
 	suite=${fact[suite]} series_dir=${fact[series-dir]} make_arch=${fact[make]}
 	cross=${fact[cross]}
 }

@@ -195,6 +195,30 @@ table_answer() {
 	PIDMAX_PROG=${0##*/} "$HARNESS_LIB_DIR/pidmax.sh" table "$@"
 }
 
+# told_facts QUESTION ARG...: for a builder told the tables' facts as
+# options (the caller's FACTS, their names, and fact, an associative
+# array of those given), all or none: with none, fact is filled from the
+# tables' answer to QUESTION (options, shell-quoted), asked once; fails,
+# with their message, when they refuse. Some facts only is a usage error
+# that names the missing ones.
+told_facts() {
+	local _tf_answer _tf_f
+	local -a _tf_words _tf_missing=()
+	if ((${#fact[@]} == 0)); then
+		_tf_answer=$(table_answer "$@") || return 1
+		eval "_tf_words=($_tf_answer)"
+		while ((${#_tf_words[@]} >= 2)); do
+			fact[${_tf_words[0]#--}]=${_tf_words[1]}
+			_tf_words=("${_tf_words[@]:2}")
+		done
+	fi
+	for _tf_f in "${FACTS[@]}"; do
+		[[ -v fact[$_tf_f] ]] || _tf_missing+=("--$_tf_f")
+	done
+	((${#_tf_missing[@]} == 0)) || usage_error "give the facts all or none (none: the tables" \
+		"are asked): ${_tf_missing[*]} missing"
+}
+
 # tree_row TREE: "SUITE SERIES MUTANTS" of TREE in harness/trees; fails
 # with a message for a tree it lacks or a malformed row.
 tree_row() {

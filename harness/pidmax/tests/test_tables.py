@@ -159,17 +159,22 @@ class KernelTableTest(unittest.TestCase):
                                         ":2: want TREE SUITE SERIES MUTANTS"):
                 tables.tree_series("9.9", where)
 
-    def test_build_facts(self):
-        """Every fact of a build at once, from TABLE, a trees table of
-        its own and the harness's arches; as build-kernel.sh's options,
-        quoted for the shell; an unknown architecture, build or tree
-        named."""
+    def trees_99(self):
+        """(path, tables) of a trees table of its own, with tree 9.9 of
+        trixie-backports, beside this test's kernels and the arches."""
         d = tempfile.TemporaryDirectory()
         self.addCleanup(d.cleanup)
         path = os.path.join(d.name, "trees")
         with open(path, "w") as f:
             f.write("9.9 trixie-backports /abs/$series -\n")
-        where = dataclasses.replace(self.where, trees=path)
+        return path, dataclasses.replace(self.where, trees=path)
+
+    def test_build_facts(self):
+        """Every fact of a build at once, from TABLE, a trees table of
+        its own and the harness's arches; as build-kernel.sh's options,
+        quoted for the shell; an unknown architecture, build or tree
+        named."""
+        path, where = self.trees_99()
         arm = tables.build_facts("9.9", "full", "arm64", where)
         self.assertEqual(arm, tables.BuildFacts(
             "9.9-arm64-full", "external", "trixie-backports",
@@ -201,12 +206,7 @@ class KernelTableTest(unittest.TestCase):
         """What build-selftests.sh needs of the tables at once, as its
         options, quoted for the shell; an unknown architecture, then an
         unknown tree, named."""
-        d = tempfile.TemporaryDirectory()
-        self.addCleanup(d.cleanup)
-        path = os.path.join(d.name, "trees")
-        with open(path, "w") as f:
-            f.write("9.9 trixie-backports /abs/$series -\n")
-        where = dataclasses.replace(self.where, trees=path)
+        path, where = self.trees_99()
         arm = tables.selftests_facts("9.9", "arm64", where)
         self.assertEqual(arm.options(), [
             "--suite", "trixie-backports", "--series-dir", "/abs/$series",

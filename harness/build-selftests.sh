@@ -5,12 +5,14 @@
 # Makefile on the host and packed into a cpio archive that a guest gets
 # beside its initramfs: /selftests/pid_namespace/NAME.
 #
-# Usage: harness/build-selftests.sh [--arch A] [--stock|--series] BUILD_DIR TREE
+# Usage: harness/build-selftests.sh [--arch A] [--stock|--series] [FACTS] BUILD_DIR TREE
 # Needs the tree unpacked by build-kernel.sh (BUILD_DIR/src/linux-source-
 # TREE), as its series left it. Prints "CPIO COUNT" (the archive and how
 # many programs it holds), or nothing when the tree has no pid_namespace
 # selftests. Builds again only when the selftests' sources changed.
-# --arch A cross-builds them with harness/arches' compiler; --stock
+# --arch A cross-builds them with the architecture's compiler (harness/
+# arches, or --make and --cross, which the sweep gives with the tree's
+# suite and series folder: then the tables are not asked); --stock
 # builds them as the tree's tarball has them, without the series (the
 # selftests a kernel's maintainers would run unchanged); --series as the
 # tarball has them with the series' changes to them alone, in a folder
@@ -61,8 +63,6 @@ main() {
 	(($# == 2)) || usage_error "expects BUILD_DIR TREE"
 	local build tree=$2 name=$2 suite series_dir make_arch cross
 	selftests_facts
-	[[ -z $cross ]] || command -v "${cross}gcc" >/dev/null ||
-		die "${cross}gcc not found: harness/deps.sh build $arch installs it"
 	build=$(cd "$1" && pwd) || die "no build folder $1"
 	build_lock "$build"
 	[[ $arch == x86_64 ]] || name+=-$arch
@@ -85,6 +85,8 @@ main() {
 		stock) what+=", as the tarball has them" ;;
 		series) what+=", the tarball's with the series' changes" ;;
 		esac
+		[[ -z $cross ]] || command -v "${cross}gcc" >/dev/null ||
+			die "${cross}gcc not found: harness/deps.sh build $arch installs it"
 		info "building the pid_namespace selftests of $tree for $arch ($what)"
 		rm -rf "$out" "$cpio.id"
 		mkdir -p "$out"
@@ -112,6 +114,8 @@ selftests_facts() {
 	}
 	suite=${fact[suite]} series_dir=${fact[series-dir]} make_arch=${fact[make]}
 	cross=${fact[cross]}
+	[[ -n $suite && -n $series_dir && -n $make_arch ]] ||
+		usage_error "--suite, --series-dir and --make want a value (--cross may be empty)"
 }
 
 # stock_sources BUILD TREE SUITE: a folder holding what the

@@ -49,7 +49,7 @@ def stock_job(job_line, stock):
                    variant=j.variant, label=f"{label}-stock",
                    skip=j.skip).line()
     kernel, config, (small, is64, kunit) = stock[label]
-    e = formula.expected(j.possible, small, is64, "stock")
+    e = formula.expected(j.need("possible"), small, is64, "stock")
     new = {"name": f"{label}-stock-{case}", "label": f"{label}-stock",
            "kernel": kernel, "config": config, "kunit": Kunit(str(kunit)),
            "series": "auto", "line_default": e.pid_max,

@@ -19,7 +19,7 @@ import math
 import os
 
 from . import boot, formula
-from .joblist import Job, write_lines
+from .joblist import read, write_lines
 
 HEAD = "boot,kernel,online,possible,last_pid_at_init,tasks,kthreads"
 PROJECTED = (1664, 4096, 8192)
@@ -31,20 +31,19 @@ def boots(dirs):
     budget, and the jobs of every online-tier boot that ran."""
     rows, jobs = [], []
     for d in dirs:
-        with open(os.path.join(d, "jobs"), encoding="latin-1") as f:
-            for j in map(Job.parse, f.read().splitlines()):
-                log = os.path.join(d, "boots", (j.name or "") + ".log")
-                if j.tier not in ("online", "wide-online") or \
-                        j.skip or not os.path.exists(log):
-                    continue
-                jobs.append(j)
-                r, _ = boot.record(log)
-                if None not in (r.last_pid_at_init, r.online):
-                    text = r.fields()
-                    rows.append(",".join((j.name, j.label or "", *(
-                        text[k] for k in ("online", "possible",
-                                          "last_pid_at_init", "tasks",
-                                          "kthreads")))))
+        for j in read(os.path.join(d, "jobs")):
+            log = os.path.join(d, "boots", (j.name or "") + ".log")
+            if j.tier not in ("online", "wide-online") or j.skip or \
+                    not os.path.exists(log):
+                continue
+            jobs.append(j)
+            r, _ = boot.record(log)
+            if None not in (r.last_pid_at_init, r.online):
+                text = r.fields()
+                rows.append(",".join((j.name, j.label or "", *(
+                    text[k] for k in ("online", "possible",
+                                      "last_pid_at_init", "tasks",
+                                      "kthreads")))))
     return rows, jobs
 
 

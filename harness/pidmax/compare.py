@@ -14,7 +14,7 @@ import csv
 import os
 import sys
 
-from .joblist import Job, write_lines
+from .joblist import read, write_lines
 
 HEAD = ("boot,variant,cpus,stock_pid_max,stock_pid_max_min,patched_pid_max,"
         "patched_pid_max_min,same")
@@ -22,10 +22,8 @@ HEAD = ("boot,variant,cpus,stock_pid_max,stock_pid_max_min,patched_pid_max,"
 
 def cases(path):
     """Each job's name to its case: the name without "LABEL-"."""
-    with open(path, encoding="latin-1") as f:
-        jobs = [Job.parse(line) for line in f.read().splitlines()]
     return {j.name or "": (j.name or "")[len(j.label or "") + 1:]
-            for j in jobs}
+            for j in read(path)}
 
 
 def values(folder, kase):

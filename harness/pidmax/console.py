@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
-from .joblist import ENCODING, Line, fields
+from .joblist import ENCODING, NUMBER, Line, fields
 
 DEFAULT_META = "qemu_exit=none timed_out=0 seconds=0"
 
@@ -98,8 +98,9 @@ def _leading_int(text):
 
 
 def num(value):
-    """VALUE when it is a number, else "none"."""
-    return value if DIGITS.match(value) else "none"
+    """VALUE when it is a number as the harness writes one (no leading
+    zero: a record reads it back), else "none"."""
+    return value if NUMBER.fullmatch(value) else "none"
 
 
 def words(line):
@@ -174,7 +175,7 @@ class Parser:
                 f["panic_msg"] = re.sub(r"^:? *", "", msg).replace("\t", " ")
         m = BROUGHT_UP.search(line)
         if m:
-            f["brought_up"] = m.group(1)
+            f["brought_up"] = num(m.group(1))
         if SYSCTL_ERR.search(line):
             f["sysctl_err"] = 1
         if BAD.search(line):
@@ -193,7 +194,7 @@ class Parser:
             return False
         fields = words(line)
         if SUITE_PLAN.match(line):
-            f["kunit_plan"] = SUITE_PLAN.match(line).group(1)
+            f["kunit_plan"] = num(SUITE_PLAN.match(line).group(1))
         elif re.match(r"^[ \t]+ok [0-9]+ ", line):
             f["kunit_oks"] += 1
             skipped = re.search(r" # SKIP\b", line)
@@ -220,7 +221,7 @@ class Parser:
         if line == END:
             f["end"] = 1
         elif re.match(r"^1\.\.[0-9]+$", line):
-            f["plan"] = line[3:]
+            f["plan"] = num(line[3:])
         elif line.startswith("ok ") and re.match(r"^ok [0-9]+ ", line):
             if re.match(r"^ok [0-9]+ selftest_[^ ]+$", line):
                 f["selftests_ok"] += 1
@@ -262,7 +263,7 @@ class Parser:
                                 ("minimum", "line_min")):
                 m = re.search(word + r": ([0-9]+)", line)
                 if m:
-                    f[field] = m.group(1)
+                    f[field] = num(m.group(1))
 
     def fields(self):
         """The record's fields after the meta ones, in order."""
@@ -290,7 +291,7 @@ class Record(Line):
     whether it timed out, its seconds; the last line QEMU wrote) and the
     parser's fields, in the order of FIELDS. A value the guest or the
     kernel never showed is None, written "none"."""
-    NONE, OMIT, WHAT = "none", False, "record"
+    NONE, OMIT, WHAT, SIGNED = "none", False, "record", True
     qemu_exit: str | None = None
     timed_out: bool = False
     seconds: str | None = None

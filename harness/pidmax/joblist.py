@@ -9,6 +9,7 @@ line() writes one and refuses a value with a TAB or a newline;
 write_lines() writes a file of lines (a job list, a result file)."""
 import dataclasses
 import os
+import re
 import typing
 from dataclasses import dataclass
 from enum import Enum, StrEnum
@@ -18,6 +19,10 @@ from .formula import expected
 # Every file of the harness is read and written as latin-1: any byte
 # of a console log stays one character.
 ENCODING = "latin-1"
+# A number as the harness writes one (no sign, no leading zero), and a
+# count that may be negative (a record's count of a garbled CPU list).
+NUMBER = re.compile(r"0|[1-9][0-9]*")
+SIGNED = re.compile(r"-?(0|[1-9][0-9]*)")
 
 
 def write_lines(path, lines):
@@ -88,22 +93,23 @@ def _kind(f):
     return kinds[0] if kinds else f.type
 
 
-def read_value(kind, key, text):
-    """The value of field KEY of type KIND written as TEXT; a ValueError
-    that names the field when TEXT is not one."""
+def read_value(kind, key, text, signed=False):
+    """The value of field KEY of type KIND written as TEXT (a number as
+    the harness writes it, negative too when SIGNED); a ValueError that
+    names the field when TEXT is not one."""
     if kind is bool:
         if text not in ("0", "1"):
             raise ValueError(f"{key} is '{text}', not 0 or 1")
         return text == "1"
     if kind is int:
-        if not (text.isascii() and text.isdigit()):
+        if not (SIGNED if signed else NUMBER).fullmatch(text):
             raise ValueError(f"{key} is '{text}', not a number")
         return int(text)
     if kind is tuple:
         return tuple(x for x in text.split(",") if x)
     if isinstance(kind, type) and issubclass(kind, Enum):
         if text not in {str(k) for k in kind}:
-            raise ValueError(f"{key} is {text}, not one of "
+            raise ValueError(f"{key} is '{text}', not one of "
                              f"{', '.join(str(k) for k in kind)}")
         return kind(text)
     return text
@@ -122,35 +128,41 @@ class Line:
     """A dataclass written as one line of KEY=VALUE fields, in the order
     of its fields, the fields it does not know (EXTRA) last. A field
     whose value is None is left out of the line (OMIT) or written as
-    NONE; reading, NONE (and an empty value of any but a str field) is
-    None, and an empty tuple is written as NONE too."""
-    NONE, OMIT, WHAT = "", True, "job"
+    NONE, and so is an empty list. Reading, NONE is None (an empty list)
+    where the field may be None, and so is an empty value, but for a
+    str field, where it stays "". WHAT names the record in an error,
+    SIGNED says whether its numbers may be negative."""
+    NONE, OMIT, WHAT, SIGNED = "", True, "job", False
 
     @classmethod
     def read(cls, pairs):
         """The record of PAIRS (a dict, or KEY, VALUE pairs; a value a
         string, or a number as written): the one reader of its lines."""
         pairs = list(pairs.items()) if isinstance(pairs, dict) else pairs
-        kinds = {f.name: _kind(f) for f in dataclasses.fields(cls)
+        kinds = {f.name: f for f in dataclasses.fields(cls)
                  if f.name != "extra"}
         known, extra = {}, {}
         for key, text in pairs:
-            kind, text = kinds.get(key), str(text)
-            if kind is None:
-                extra[key] = text
-            elif text == "" and kind is str:
-                known[key] = ""
-            elif text in (cls.NONE, ""):
-                known[key] = () if kind is tuple else None
-            else:
-                try:
-                    known[key] = read_value(kind, key, text)
-                except ValueError as err:
-                    name = dict(pairs).get("name")
-                    raise ValueError(f"{cls.WHAT} {name}: {err}"
-                                     if name else f"{cls.WHAT}: {err}") \
-                        from None
+            if key not in kinds:
+                extra[key] = str(text)
+                continue
+            try:
+                known[key] = cls._value(kinds[key], key, str(text))
+            except ValueError as err:
+                name = dict(pairs).get("name")
+                raise ValueError(f"{cls.WHAT} {name}: {err}"
+                                 if name else f"{cls.WHAT}: {err}") from None
         return cls(**known, extra=tuple(extra.items()))
+
+    @classmethod
+    def _value(cls, f, key, text):
+        """The value of the field F (KEY) written as TEXT."""
+        kind = _kind(f)
+        if text == "" and kind is str:
+            return ""
+        if text in (cls.NONE, "") and (f.default is None or kind is tuple):
+            return () if kind is tuple else None
+        return read_value(kind, key, text, cls.SIGNED)
 
     @classmethod
     def parse(cls, line):
@@ -228,19 +240,34 @@ class Job(Line):
     qemu: str | None = None
     extra: tuple = ()
 
+    def need(self, key):
+        """The value of the field KEY; a ValueError naming the job when
+        its line lacks it."""
+        value = getattr(self, key)
+        if value is None:
+            raise ValueError(f"job {self.name}: no {key} field")
+        return value
+
     def count(self):
         """The CPUs the formula counts for this job's kernel: the possible
         CPUs by the stock model, nr_cpu_ids (cpu_ids, else possible) by
         the series'."""
-        if self.model == "stock":
-            return self.possible
-        return self.cpu_ids or self.possible
+        if self.model == "stock" or self.cpu_ids is None:
+            return self.need("possible")
+        return self.cpu_ids
 
 
 def read(path):
-    """The jobs of a job list file, in order."""
-    with open(path, encoding="utf-8") as f:
-        return [Job.parse(line) for line in f if line.strip()]
+    """The Jobs of the job list PATH, in order, a blank line skipped; a
+    bad line is an error that names PATH and the line."""
+    jobs = []
+    with open(path, encoding=ENCODING) as f:
+        for n, line in enumerate(f, 1):
+            try:
+                jobs += [Job.parse(line)] if line.strip() else []
+            except ValueError as err:
+                raise ValueError(f"{path}:{n}: {err}") from None
+    return jobs
 
 
 def mismatches(job, small, is64):

@@ -1,11 +1,13 @@
-"""The judge: one boot's record (console.py) against its job (plan.sh).
+"""The judge: one boot's Record (console.py) against its Job (joblist.py,
+written by jobs.py).
 
 Every expected value comes from the job; nothing is recomputed here and
 nothing is read back from the guest as an expectation. A boot passes
 only when no check failed (the vmtest.sh rule: a guest fails until it
 proves success). The checks run in the order of CHECKS; most compare
-one observed field with the job's field of the same name (EXPECT), the
-rest are the few that need more than one field.
+one observed field with the job's field of the same name (plain), the
+rest are the few that need more than one field. A reason shows a value
+as the record's line writes it ("none" where the guest showed none).
 """
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -58,8 +60,8 @@ class Verdict:
 
 def shown(value, none="none"):
     """VALUE as a reason shows it: as a record writes it (Line), NONE for
-    None or an empty list."""
-    if value is None or value == ():
+    None, an empty list or an empty text."""
+    if value is None or value in ((), ""):
         return none
     return write_value(value)
 
@@ -156,7 +158,7 @@ def check_kunit_module(r):
     """A failed check unless the guest loaded every module it was given
     and at least one, the suite's (guest-init.sh's load_modules)."""
     suite = "KUnit suite pid_max: "
-    if r.insmod_failed is not None:
+    if r.insmod_failed:
         return Check("kunit", Result.FAIL, f"{suite}a module did not load: "
                      f"{r.insmod_failed}")
     if not r.modules:
@@ -247,13 +249,14 @@ def check_pidns(j, r):
 def check_selftests(j, r):
     """The kernel's own selftests: every one packed passed (not
     skipped), or their outcome recorded (selftests_judged=no)."""
-    if not j.selftests:
+    if j.selftests is None:
         return None
     if j.selftests_judged == "no":
         recorded = ",".join(guest_results(j, r)[3])
         failed = f", failed: {recorded}" if recorded else ""
         return Check("selftests", Result.SKIP, "recorded, not judged: "
-                     f"{r.selftests_ok} of {j.selftests} passed{failed}")
+                     f"{r.selftests_ok} of {shown(j.selftests)} passed"
+                     f"{failed}")
     return expect("selftests", "kernel selftests passed:", r.selftests_ok,
                   j.selftests)
 

@@ -55,9 +55,13 @@ def read_lines(path):
 
 def plan_key(path):
     """The plan PATH without the fields that name paths on one machine."""
-    gone = dict.fromkeys(PATH_FIELDS)
-    return [joblist.Job.parse(line).replace(**gone).line()
-            for line in read_lines(path)]
+    gone, out = dict.fromkeys(PATH_FIELDS), []
+    for n, line in enumerate(read_lines(path), 1):
+        try:
+            out.append(joblist.Job.parse(line).replace(**gone).line())
+        except ValueError as err:
+            raise Refused(f"{path} line {n}: {err}") from None
+    return out
 
 
 def read_bytes(path):

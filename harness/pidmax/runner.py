@@ -30,7 +30,7 @@ __all__ = ["Stop", "run", "read_jobs"]
 
 
 def read_jobs(out):
-    """(line, Job) of every job of OUT/jobs that boots, every line
+    """The Job of every job of OUT/jobs that boots, every line
     checked before any boots; an error names the file, the line and the
     job."""
     path = os.path.join(out, "jobs")
@@ -46,7 +46,7 @@ def read_jobs(out):
                 raise ValueError(f"{path}:{n}: {err}") from None
             seen[j.name] = n
             if not j.skip:
-                todo.append((line, j))
+                todo.append(j)
     return todo
 
 
@@ -60,7 +60,7 @@ def check_job(j, twin):
     if j.skip:
         return
     if j.online is None:
-        raise ValueError(f"job {name}: the job lacks its online field")
+        raise ValueError(f"job {name}: no online field")
     try:
         guest.check(j)
     except ValueError as err:
@@ -103,7 +103,7 @@ class Runner:
     def __init__(self, out, todo, parallel, settings=Settings()):
         self.out, self.todo, self.parallel = out, todo, parallel
         self.settings = settings
-        self.weights = [joblist.weight(j) for _, j in todo]
+        self.weights = [joblist.weight(j) for j in todo]
         self.left, self.done_weight = sum(self.weights), 0
         self.done = self.failed = 0
         self.running, self.ended = {}, queue.Queue()
@@ -112,11 +112,11 @@ class Runner:
         self.tail = settings.fail_tail
 
     def log(self, i):
-        return os.path.join(self.out, "boots", self.todo[i][1].name + ".log")
+        return os.path.join(self.out, "boots", self.todo[i].name + ".log")
 
     def run(self):
         heavy = False
-        for i, (line, j) in enumerate(self.todo):
+        for i, j in enumerate(self.todo):
             limit = 1 if heavy or j.online >= HEAVY_ONLINE \
                 else self.parallel
             ended = []
@@ -161,7 +161,7 @@ class Runner:
     def finish(self, i):
         """Judge the ended boot I (once: boot.py keeps the verdict) and
         print its line."""
-        line, j = self.todo[i]
+        j = self.todo[i]
         v, r, _ = boot.verdict(self.log(i), j)
         failed = ",".join(c.name for c in v.checks if c.result == Result.FAIL)
         self.done += 1

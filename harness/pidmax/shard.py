@@ -20,7 +20,12 @@ def spec(text):
 
 def split(lines, i, n):
     """The LINES of shard I of N."""
-    weights = [joblist.weight(joblist.Job.parse(line)) for line in lines]
+    weights = []
+    for k, line in enumerate(lines, 1):
+        try:
+            weights.append(joblist.weight(joblist.Job.parse(line)))
+        except ValueError as err:
+            raise ValueError(f"line {k}: {err}") from None
     # Heaviest first; equal weights in list order.
     order = sorted(range(len(lines)), key=lambda k: (-weights[k], k))
     load, shard = [0] * n, {}

@@ -38,8 +38,9 @@ class JobTest(unittest.TestCase):
                           job.kunit, job.kunit_cases, job.skip),
                          (48, 65536, True, joblist.Kunit.MODULE, ("a", "b"),
                           None))
-        for bad, why in (("kunit=x", "kunit is x, not one of 0, 1, m"),
+        for bad, why in (("kunit=x", "kunit is 'x', not one of 0, 1, m"),
                          ("online=x", "online is 'x', not a number"),
+                         ("online=04", "online is '04', not a number"),
                          ("sysctl_refused=2", "sysctl_refused is '2', not 0 "
                           "or 1")):
             with self.assertRaisesRegex(ValueError, "^job a-holes-064-h1-16: "
@@ -95,6 +96,17 @@ class JobTest(unittest.TestCase):
             self.assertEqual(main(["check-jobs", good]), 0)
             self.assertEqual(main(["check-jobs", bad]), 1)
             self.assertEqual(main(["check-jobs", os.path.join(d, "none")]), 1)
+            # A job without its possible CPUs, a line the harness never
+            # writes: an error that names the job, then the file's line.
+            with open(bad, "w") as f:
+                f.write(HOLES.replace("\tcpu_ids=64\tpossible=48", "") + "\n")
+            with self.assertRaisesRegex(ValueError, "^job a-holes-064-h1-16: "
+                                        "no possible field$"):
+                joblist.mismatches(joblist.read(bad)[0], False, True)
+            with open(bad, "w") as f:
+                f.write("\n" + HOLES.replace("online=1", "online=01") + "\n")
+            with self.assertRaisesRegex(ValueError, f"^{bad}:2: job "):
+                joblist.read(bad)
 
     def test_weight(self):
         # 100 + 4 online + online^2/40 + ids/8 + ids^2/61000, worked out

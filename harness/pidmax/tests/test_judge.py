@@ -84,6 +84,37 @@ class JudgeTest(unittest.TestCase):
         c = check("pid_max_min", j, {"pid_max_min": "none"})
         self.assertEqual(c.result, "ok")
 
+    def test_values_the_old_strings_showed(self):
+        """What the judge said when it compared strings it still says: a
+        garbled CPU list's negative count, an empty panic message or
+        insmod failure (as none), and a job's selftests=0 (a check)."""
+        r = dict(record("hotplug-255.log"), online="-9")
+        self.assertEqual(check("online", job(255), r).reason,
+                         "online CPUs -9, expected 1")
+        r = dict(record("panic.log"), panic_msg="")
+        self.assertEqual(verdict(job(1), r).reason.split(";")[0],
+                         "PANIC: the kernel panicked: none")
+        r = dict(record(MODULE_LOG), insmod_failed="")
+        self.assertEqual(verdict(module_job(), r).verdict, "pass")
+        c = check("selftests", job(1, selftests="0"), {"selftests_ok": "0"})
+        self.assertEqual((c.name, c.result), ("selftests", "ok"))
+
+    def test_records_refused_as_written_by_no_parser(self):
+        """A number with a leading zero is shown by the parser as none (a
+        garbled line); a record line whose count is none is refused."""
+        with tempfile.TemporaryDirectory() as d:
+            log = os.path.join(d, "x.log")
+            with open(os.path.join(FIX, "hotplug-255.log"), encoding="latin-1",
+                      newline="") as f:
+                text = f.read().replace("# pid_max: 261120", "# pid_max: 0261120")
+            with open(log, "w", encoding="latin-1", newline="") as f:
+                f.write(text)
+            r, _ = console.parse(log, console.DEFAULT_META)
+        self.assertIsNone(r.pid_max)
+        with self.assertRaisesRegex(ValueError, "^record: oks is 'none', not "
+                                    "a number$"):
+            Record.read({"oks": "none"})
+
     def test_sysctl_refusal(self):
         j = job(255, sysctl_refused="1")
         self.assertEqual(check("sysctl", j, {"sysctl_err": "0"}).reason,
@@ -295,7 +326,7 @@ class KunitModuleTest(unittest.TestCase):
                          "notok, failed cases: pid_max_limit_at_4096_cpu_ids")
 
     def test_unknown_kunit_refused(self):
-        with self.assertRaisesRegex(ValueError, "kunit is y, not one of"):
+        with self.assertRaisesRegex(ValueError, "kunit is 'y', not one of"):
             verdict(module_job("y"), record(MODULE_LOG))
 
 

@@ -92,6 +92,13 @@ class MergeInProcessTest(unittest.TestCase):
         self.refused(merge.Refused, f"{self.shards[1]}/jobs line 1: the job "
                      "name 'a/b' is not a plain file name")
 
+    def test_a_bad_plan_line_refused(self):
+        for s in self.shards:
+            write(os.path.join(s, "plan"), line({**self.plan[0],
+                                                 "online": "x"}) + "\n")
+        self.refused(merge.Refused, f"{self.shards[0]}/plan line 1: job "
+                     "a-hotplug-255: online is 'x', not a number")
+
     def baselines(self, cpus=255):
         """A baseline/ in each shard: the plan again on "a-stock", each
         boot expecting CPUS possible CPUs."""

@@ -833,14 +833,14 @@ class Scheduled(runner.Runner):
     for the start of x, =x for its judgement."""
 
     def __init__(self, onlines, parallel):
-        todo = [("", Job(name=chr(ord("a") + i), online=n))
+        todo = [Job(name=chr(ord("a") + i), online=n)
                 for i, n in enumerate(onlines)]
         super().__init__("/nonexistent", todo, parallel)
         self.progress, self.seen, self.events = False, [], []
 
     def start_guest(self, i, j):
         self.running[i] = j
-        self.seen.append("".join(self.todo[k][1].name
+        self.seen.append("".join(self.todo[k].name
                                  for k in sorted(self.running)))
         self.events.append("+" + j.name)
 
@@ -850,7 +850,7 @@ class Scheduled(runner.Runner):
         return i
 
     def finish(self, i):
-        self.events.append("=" + self.todo[i][1].name)
+        self.events.append("=" + self.todo[i].name)
 
 
 # Each schedule gives the online CPUs of each job, the runner's --jobs,

@@ -47,6 +47,16 @@ class JobTest(unittest.TestCase):
                                         + re.escape(why) + "$"):
                 joblist.Job.parse(HOLES + "\t" + bad)
 
+    def test_the_writer_refuses_what_no_line_holds(self):
+        """A value with a TAB or a newline is no field of a line; a job
+        needs a name."""
+        for value in ("a\tb", "a\nb"):
+            with self.assertRaisesRegex(ValueError, "^bad field 'append': a "
+                                        "TAB or newline$"):
+                joblist.Job(name="a", append=value).line()
+        with self.assertRaisesRegex(ValueError, "^the job has no name$"):
+            joblist.check_job(joblist.Job(tier="t", variant="full"))
+
     def test_unknown_fields_kept_last(self):
         """A field of an older (or newer) harness is kept, after the
         known ones; an empty list stays in the line."""

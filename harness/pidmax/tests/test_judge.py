@@ -171,6 +171,12 @@ class JudgeTest(unittest.TestCase):
             boot.save(log, kept)
             self.assertIs(boot.verdict(log, line)[0].verdict,
                           judge.Status.PASS)
+            # A value no record holds: parsed again, as a damaged one.
+            kept["record"]["pid_max"] = "x"
+            boot.save(log, kept)
+            self.assertIs(boot.verdict(log, line)[0].verdict,
+                          judge.Status.PASS)
+            self.assertEqual(boot.load(log)["record"]["pid_max"], "261120")
             with open(log + boot.JUDGED, "w", encoding="ascii") as f:
                 f.write("{half a record")
             self.assertIs(boot.verdict(log, line)[0].verdict,

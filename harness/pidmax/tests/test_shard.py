@@ -67,6 +67,11 @@ class ShardTest(unittest.TestCase):
             "s-hotplug-9", "s-hotplug-33", "s-online-192"])
         self.assertEqual(names(shard.split(SWEEP, 1, 3)), ["s-online-255"])
 
+    def test_a_bad_line_named(self):
+        with self.assertRaisesRegex(ValueError, "^line 2: job b: online is "
+                                    "'x', not a number$"):
+            shard.split(["name=a\tonline=1", "name=b\tonline=x"], 1, 2)
+
     def test_spec(self):
         self.assertEqual(shard.spec("2/3"), (2, 3))
         for bad in ("0/3", "4/3", "1", "a/b", "1/"):

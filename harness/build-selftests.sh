@@ -31,15 +31,17 @@ or nothing when the tree has none.
   --stock   as the tree's tarball has them, without the series
   --series  as the tree's tarball has them with the series' changes to
             them, not from the shared tree (a kernel not built here)
-FACTS, what the tables say of the tree and the architecture, all or
-none (none: the tables are asked, once; the sweep gives them):
-  --suite S  the tree's suite (harness/trees)
-  --series-dir DIR  the tree's series folder
+FACTS, what the tables say of the tree and the architecture: the ones
+the build needs, or none (none: the tables are asked, once; the sweep
+gives them all):
+  --suite S  the tree's suite (harness/trees; with --stock or --series)
+  --series-dir DIR  the tree's series folder (with --series)
   --make M  the architecture's make ARCH (harness/arches)
   --cross P  its cross-compiler prefix (may be empty)"
 
 # The facts the tables hold, by their options' names, in the order
-# pidmax/tables.py's SelftestsFacts gives them.
+# pidmax/tables.py's SelftestsFacts gives them; selftests_facts keeps
+# the ones the build needs.
 FACTS=(suite series-dir make cross)
 
 main() {
@@ -103,19 +105,33 @@ main() {
 	echo "$cpio $(find "$out" -maxdepth 1 -type f -perm -u+x | wc -l)"
 }
 
-# selftests_facts: the facts of the tree and the architecture, from
-# main's fact: all given, or none, and then asked of the tables once
-# (pidmax.sh table selftests, which prints them as options). Some of
-# them only is a usage error, and so is an architecture the tables lack.
+# selftests_facts: the facts of the tree and the architecture that the
+# build needs (FACTS, by how), from main's fact: given, or none and then
+# asked of the tables once (pidmax.sh table selftests, which prints them
+# as options; a plain build asks the architecture's row alone). One it
+# needs missing or empty (but --cross) is a usage error, and so is an
+# architecture the tables lack.
 selftests_facts() {
+	case $how in
+	"") FACTS=(make cross) ;;
+	stock) FACTS=(suite make cross) ;;
+	esac
+	if [[ -z $how ]] && ((${#fact[@]} == 0)); then
+		# The shared tree's selftests need no row of the tree: the
+		# architecture's, asked once, says what they build with.
+		arch_row "$arch" || usage_error "--arch: see above"
+		fact=([make]=$ARCH_MAKE [cross]=$ARCH_CROSS)
+	fi
 	told_facts selftests "$tree" "$arch" || {
 		arch_row "$arch" 2>/dev/null || usage_error "--arch: see above"
 		die "no tree '$tree' in the tables (see above)"
 	}
-	suite=${fact[suite]} series_dir=${fact[series-dir]} make_arch=${fact[make]}
+	suite=${fact[suite]:-} series_dir=${fact[series-dir]:-} make_arch=${fact[make]}
 	cross=${fact[cross]}
-	[[ -n $suite && -n $series_dir && -n $make_arch ]] ||
-		usage_error "--suite, --series-dir and --make want a value (--cross may be empty)"
+	local f
+	for f in "${FACTS[@]}"; do
+		[[ $f == cross || -n ${fact[$f]} ]] || usage_error "--$f wants a value"
+	done
 }
 
 # stock_sources BUILD TREE SUITE: a folder holding what the

@@ -130,7 +130,7 @@ def cmd_check_jobs(args):
         for job in joblist.read(path):
             if job.skip:
                 continue
-            small, is64, _ = Config(job.config).pid_params()
+            small, is64, _ = Config(job.need("config")).pid_params()
             for m in joblist.mismatches(job, small, is64):
                 print(f"{path}: {job.name}: {m}")
                 bad += 1

@@ -43,7 +43,7 @@ def stock_job(job_line, stock):
     if label not in stock:
         raise ValueError(f"job {j.name or '?'} is of kernel '{label}', "
                          "which has no stock kernel")
-    case = j.name.removeprefix(label + "-")
+    case = j.need("name").removeprefix(label + "-")
     if j.skip:
         return Job(name=f"{label}-stock-{case}", tier=j.tier,
                    variant=j.variant, label=f"{label}-stock",

@@ -38,7 +38,8 @@ def boots(dirs):
                 continue
             jobs.append(j)
             r, _ = boot.record(log)
-            if None not in (r.last_pid_at_init, r.online):
+            if r.last_pid_at_init is not None and r.online is not None \
+                    and r.online >= 0:
                 text = r.fields()
                 rows.append(",".join((j.name, j.label or "", *(
                     text[k] for k in ("online", "possible",

@@ -19,10 +19,11 @@ from .formula import expected
 # Every file of the harness is read and written as latin-1: any byte
 # of a console log stays one character.
 ENCODING = "latin-1"
-# A number as the harness writes one (no sign, no leading zero), and a
-# count that may be negative (a record's count of a garbled CPU list).
-NUMBER = re.compile(r"0|[1-9][0-9]*")
-SIGNED = re.compile(r"-?(0|[1-9][0-9]*)")
+# A number as the harness writes one (no sign, no leading zero, at most
+# 18 digits), and a count that may be negative (a record's count of a
+# garbled CPU list).
+NUMBER = re.compile(r"0|[1-9][0-9]{0,17}")
+SIGNED = re.compile(r"-?(0|[1-9][0-9]{0,17})")
 
 
 def write_lines(path, lines):
@@ -93,16 +94,21 @@ def _kind(f):
     return kinds[0] if kinds else f.type
 
 
-def read_value(kind, key, text, signed=False):
-    """The value of field KEY of type KIND written as TEXT (a number as
-    the harness writes it, negative too when SIGNED); a ValueError that
-    names the field when TEXT is not one."""
+def read_value(kind, key, text, lenient=False):
+    """The value of field KEY of type KIND written as TEXT; a ValueError
+    that names the field when TEXT is not one. LENIENT (a record's) reads
+    a number that may be negative, any flag but 1 as false, and a list
+    as it is, empty items and all."""
+    if kind is bool and lenient:
+        return text == "1"
+    if kind is tuple and lenient:
+        return tuple(text.split(","))
     if kind is bool:
         if text not in ("0", "1"):
             raise ValueError(f"{key} is '{text}', not 0 or 1")
         return text == "1"
     if kind is int:
-        if not (SIGNED if signed else NUMBER).fullmatch(text):
+        if not (SIGNED if lenient else NUMBER).fullmatch(text):
             raise ValueError(f"{key} is '{text}', not a number")
         return int(text)
     if kind is tuple:
@@ -131,8 +137,8 @@ class Line:
     NONE, and so is an empty list. Reading, NONE is None (an empty list)
     where the field may be None, and so is an empty value, but for a
     str field, where it stays "". WHAT names the record in an error,
-    SIGNED says whether its numbers may be negative."""
-    NONE, OMIT, WHAT, SIGNED = "", True, "job", False
+    LENIENT is read_value's (a record's, whose values a console wrote)."""
+    NONE, OMIT, WHAT, LENIENT = "", True, "job", False
 
     @classmethod
     def read(cls, pairs):
@@ -162,7 +168,7 @@ class Line:
             return ""
         if text in (cls.NONE, "") and (f.default is None or kind is tuple):
             return () if kind is tuple else None
-        return read_value(kind, key, text, cls.SIGNED)
+        return read_value(kind, key, text, cls.LENIENT)
 
     @classmethod
     def parse(cls, line):

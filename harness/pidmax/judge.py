@@ -103,11 +103,12 @@ def guest_results(j, r):
     """(failed, notoks, oks, recorded) of the guest's KTAP: the selftests
     of a job that records them (selftests_judged=no) count as results,
     whatever their outcome."""
-    failed, notoks, oks, recorded = list(r.failed), r.notoks, r.oks, []
-    if j.selftests_judged == "no":
-        recorded = [f[len("selftest_"):] for f in failed
+    failed, notoks, oks, recorded = shown(r.failed), r.notoks, r.oks, []
+    if j.selftests_judged == "no" and r.failed:
+        names = [f for f in r.failed if f]
+        recorded = [f[len("selftest_"):] for f in names
                     if f.startswith("selftest_")]
-        failed = [f for f in failed if not f.startswith("selftest_")]
+        failed = ",".join(f for f in names if not f.startswith("selftest_"))
         notoks, oks = notoks - len(recorded), oks + len(recorded)
     return failed, notoks, oks, recorded
 
@@ -116,7 +117,7 @@ def check_guest(j, r):
     failed, notoks, oks, _ = guest_results(j, r)
     if notoks != 0:
         return Check("guest_checks", Result.FAIL,
-                     f"guest checks failed: {','.join(failed) or '?'}")
+                     f"guest checks failed: {failed or '?'}")
     if oks != r.plan:
         return Check("guest_checks", Result.FAIL,
                      f"{oks} guest results for a plan of {shown(r.plan)}")

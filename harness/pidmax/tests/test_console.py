@@ -79,6 +79,23 @@ class ConsoleTest(unittest.TestCase):
         self.assertEqual([n for n in nested if n.startswith("guest")][0],
                          "guest_checks\t1..3")
 
+    def test_garbled_lines_make_a_record(self):
+        """Whatever a console garbled, the parser writes a record that
+        reads back: a module's name with a TAB, results cut short after
+        their number, a count with a leading zero or too many digits
+        (none), a CPU list cut short (a negative count, as before)."""
+        text = ("PIDMAX-HARNESS-BEGIN\n1..07\nok 1 insmod_a\tb\nnot ok 2 \n"
+                "    # Subtest: pid_max\n    1..2\n    ok 1 \n    not ok 2 \n"
+                "not ok 1 pid_max\n# cpus: possible=0,17- online=10-\n"
+                "# pid_max: 032768\n# pid_max_min: " + "3" * 30 + "\n"
+                "PIDMAX-HARNESS-END\n")
+        line, r, _ = parse_text(text)
+        self.assertEqual(console.Record.parse(line).line(), line)
+        self.assertEqual((r["plan"], r["modules"], r["failed"], r["online"]),
+                         ("none", "a b", "none", "-9"))
+        self.assertEqual((r["kunit_passed"], r["kunit_failed"], r["pid_max"],
+                          r["pid_max_min"]), ("none", "none", "none", "none"))
+
     def test_kunit_suite(self):
         text = ("    # Subtest: pid_max\n    1..3\n    ok 1 a\n"
                 "    not ok 2 b\n    ok 3 c # SKIP no\nnot ok 1 pid_max\n")

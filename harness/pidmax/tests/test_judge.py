@@ -98,6 +98,15 @@ class JudgeTest(unittest.TestCase):
         self.assertEqual(verdict(module_job(), r).verdict, "pass")
         c = check("selftests", job(1, selftests="0"), {"selftests_ok": "0"})
         self.assertEqual((c.name, c.result), ("selftests", "ok"))
+        # Lists with empty names and a cut meta, as the strings read them.
+        r = {"failed": ",", "notoks": "1", "oks": "0", "plan": "1"}
+        self.assertEqual(check("guest", job(1), r).reason,
+                         "guest checks failed: ,")
+        r = dict(record("kunit-hotplug-040.log"), kunit_skipped=",")
+        self.assertEqual(check("kunit", job(40, kunit="1"), r).reason,
+                         "KUnit suite pid_max: skipped cases: ,")
+        r = dict(record("hotplug-255.log"), timed_out="")
+        self.assertEqual(verdict(job(255), r).verdict, "pass")
 
     def test_records_refused_as_written_by_no_parser(self):
         """A number with a leading zero is shown by the parser as none (a

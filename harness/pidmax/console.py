@@ -15,6 +15,7 @@ which the report renders. The parser only reads; judge.py judges.
 
 Logs are read as Latin-1, so any byte of a console survives unchanged.
 """
+import dataclasses
 import functools
 import hashlib
 import os
@@ -52,22 +53,9 @@ INSMOD_OK = re.compile(r"^ok [0-9]+ insmod_([^ ]+)$")
 INSMOD_NOTOK = re.compile(r"^not ok [0-9]+ insmod_([^ ]+) # (.*)$")
 DIGITS = re.compile(r"^[0-9]+$")
 
-# The record's fields after the meta ones, in the order they are written,
-# with their values before any line is read.
-FIELDS = (("begin", 0), ("end", 0), ("plan", "none"), ("oks", 0),
-          ("notoks", 0), ("failed", "none"), ("possible", "none"),
-          ("online", "none"), ("pid_max", "none"), ("pid_max_min", "none"),
-          ("pid_max_max", "none"), ("line_default", "none"),
-          ("line_min", "none"), ("panic", 0), ("oops", 0), ("stall", 0),
-          ("sysctl_err", 0), ("panic_msg", "none"), ("brought_up", "none"),
-          ("last_pid_at_init", "none"), ("tasks", "none"),
-          ("kthreads", "none"), ("pidns_child", "none"),
-          ("pidns_written", "none"), ("pidns_top", "none"),
-          ("pidns_next", "none"), ("pidns_parent", "none"),
-          ("selftests_ok", 0), ("kunit", "none"), ("kunit_plan", "none"),
-          ("kunit_oks", 0), ("kunit_notoks", 0), ("kunit_failed", "none"),
-          ("kunit_passed", "none"), ("kunit_skipped", "none"),
-          ("modules", "none"), ("insmod_failed", "none"))
+# The fields of a record that say how the boot ended (its meta, and the
+# last line QEMU wrote), before the parser's.
+META = ("qemu_exit", "timed_out", "seconds", "qemu_said")
 # "# name: K=V ..." lines of the guest and the record fields they fill.
 KV_LINES = {
     "# pid_budget: ": (("last_pid_at_init", "last_pid_at_init"),
@@ -134,7 +122,7 @@ class Parser:
     """Reads console lines in order; record() and nested give the result."""
 
     def __init__(self):
-        self.f = dict(FIELDS)
+        self.f = start()
         self.failed, self.kfailed, self.kpassed = [], [], []
         # A case that reports "ok N NAME # SKIP WHY" ran none of its
         # expectations: it counts towards the plan, but has not passed.
@@ -298,7 +286,8 @@ class Suite(StrEnum):
 class Record(Line):
     """What one boot showed: how it ended (its meta: QEMU's exit status,
     whether it timed out, its seconds; the last line QEMU wrote) and the
-    parser's fields, in the order of FIELDS. A value the guest or the
+    parser's fields, in the order the parser starts them (start()). A
+    value the guest or the
     kernel never showed is None, written "none"."""
     NONE, OMIT, WHAT, LENIENT = "none", False, "record", True
     qemu_exit: str | None = None
@@ -343,6 +332,15 @@ class Record(Line):
     modules: tuple = ()
     insmod_failed: str | None = None
     extra: tuple = ()
+
+
+def start():
+    """The parser's fields before any line is read, in the Record's
+    order: its defaults as the parser keeps them, counts and flags as
+    numbers, the rest as text ("none")."""
+    return {f.name: "none" if f.default in (None, ()) else int(f.default)
+            for f in dataclasses.fields(Record)
+            if f.name not in (*META, "extra")}
 
 
 def read_meta(log):

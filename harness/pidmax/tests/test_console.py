@@ -56,7 +56,12 @@ class ConsoleTest(unittest.TestCase):
         names = list(r)
         self.assertEqual(names[:4], ["qemu_exit", "timed_out", "seconds",
                                      "qemu_said"])
-        self.assertEqual(names[4:], [k for k, _ in console.FIELDS])
+        # Then the parser's, as it starts them: the markers first, the
+        # modules the guest loaded last.
+        self.assertEqual(names[4:], list(console.start()))
+        self.assertEqual(names[4:7] + names[-2:], ["begin", "end", "plan",
+                                                   "modules", "insmod_failed"])
+        self.assertEqual(len(names), 41)
         self.assertEqual(r["qemu_said"], "none")
         self.assertEqual(r["timed_out"], "1")
         self.assertNotIn(" ", line)

@@ -8,6 +8,7 @@ leniently (a word without "=" is left out, the last of a key wins);
 line() writes one and refuses a value with a TAB or a newline;
 write_lines() writes a file of lines (a job list, a result file)."""
 import dataclasses
+import functools
 import os
 import re
 import typing
@@ -88,6 +89,7 @@ class Kunit(StrEnum):
     MODULE = "m"
 
 
+@functools.cache
 def _kind(f):
     """The type of the dataclass field F's values, None aside."""
     kinds = [k for k in typing.get_args(f.type) if k is not type(None)]
@@ -145,8 +147,7 @@ class Line:
         """The record of PAIRS (a dict, or KEY, VALUE pairs; a value a
         string, or a number as written): the one reader of its lines."""
         pairs = list(pairs.items()) if isinstance(pairs, dict) else pairs
-        kinds = {f.name: f for f in dataclasses.fields(cls)
-                 if f.name != "extra"}
+        kinds = cls._fields()
         known, extra = {}, {}
         for key, text in pairs:
             if key not in kinds:
@@ -159,6 +160,14 @@ class Line:
                 raise ValueError(f"{cls.WHAT} {name}: {err}"
                                  if name else f"{cls.WHAT}: {err}") from None
         return cls(**known, extra=tuple(extra.items()))
+
+    @classmethod
+    @functools.cache
+    def _fields(cls):
+        """The dataclass fields of the class by name, EXTRA aside: read
+        once a class."""
+        return {f.name: f for f in dataclasses.fields(cls)
+                if f.name != "extra"}
 
     @classmethod
     def _value(cls, f, key, text):

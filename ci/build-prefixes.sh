@@ -11,7 +11,8 @@
 # does not give (warnings are compared without their line numbers).
 #
 # Prints KTAP, a test per prefix (the pristine tree is prefix 0), and
-# ends with "N passed, N failed, N skipped".
+# ends with "N passed, N failed, N skipped". The tree is removed when
+# every prefix passed and kept for a look when one failed.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -21,8 +22,8 @@ USAGE="Usage: ci/build-prefixes.sh [--build-dir DIR] TREE
 Compile every prefix of TREE's series (a tree of harness/trees: 6.1
 takes the top-level series, 7.3 mainline/'s) with W=1 on a pristine
 tree in DIR (default build/): kernel/pid.o, the KUnit suite as a module,
-the pid_namespace selftests; fail on a new warning. A tree whose source
-is unreachable is a SKIP."
+the pid_namespace selftests; fail on a new warning. The tree is removed
+once every prefix passed. A tree whose source is unreachable is a SKIP."
 
 # configure DIR SRC: merge harness/config/prefix.config into the
 # configuration of the tree in SRC (configured in DIR). A symbol the
@@ -96,7 +97,10 @@ main() {
 	mapfile -t patches < <(grep -v -E '^[[:space:]]*(#|$)' "$series/series")
 	cp "$series/series" "${patches[@]/#/$series/}" "$src/patches/"
 	make -s -C "$src" O="$dir" tinyconfig >/dev/null
-	run_prefixes "$tree" "$series" "$src" "$dir" "${patches[@]}"
+	run_prefixes "$tree" "$series" "$src" "$dir" "${patches[@]}" || return 1
+	# Every run unpacks the tree afresh: once every prefix has passed,
+	# nothing in the folder is worth its 1.5 to 2 GB of disk.
+	rm -rf "$build/prefixes-$tree"
 }
 
 # run_prefixes TREE SERIES SRC DIR PATCH...: push each PATCH of the
@@ -139,6 +143,7 @@ run_prefixes() {
 			passed=$((passed + 1))
 		fi
 	done
+	((failed == 0)) || echo "# the tree and its compile log are kept for a look: $src, $dir"
 	summary_line "$passed" "$failed" 0
 	((failed == 0))
 }

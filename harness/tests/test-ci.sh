@@ -146,3 +146,34 @@ test_kunit_cases_match_the_series() {
 		expect_eq "the cases of $(basename "$(realpath "$series")")" "$got" "$want"
 	done
 }
+
+# ci/test.sh's run of the group all removes a tree's build folders after
+# the last step that uses the tree, and only the folders it made: here
+# 6.1's source and objects are the run's, 7.3's object folder was there
+# before it, and 6.12 is used by a later step.
+test_ci_prunes_what_the_run_built() {
+	local b=$TMP/prune rc=0 out
+	mkdir -p "$b/src/linux-source-6.1" "$b/src/linux-source-6.12" "$b/src/linux-source-7.3" \
+		"$b/obj-6.1-full" "$b/obj-6.12-full" "$b/kernel-6.1-full" "$b/obj-7.3-arm64-full" \
+		"$b/obj-7.3-full" "$b/logs"
+	out=$(
+		# shellcheck source=ci/test.sh
+		. "$HARNESS/../ci/test.sh"
+		KEPT=$(printf '%s\n' "$b/obj-7.3-arm64-full" "$b/logs")
+		prune_builds "$b" mutants-6.1 sweep-6.12 sweep-7.3
+		prune_builds "$b" sweep-6.12 sweep-7.3 boot-6.12
+		prune_builds "$b" mutants-7.3-arm64 sweep-debian kunit-parse
+		prune_builds "$b" sweep-debian kunit-parse
+	) || rc=1
+	local gone kept
+	for gone in src/linux-source-6.1 obj-6.1-full kernel-6.1-full src/linux-source-7.3 obj-7.3-full; do
+		[[ ! -e $b/$gone ]] || { echo "$gone was not removed"; rc=1; }
+	done
+	for kept in src/linux-source-6.12 obj-6.12-full obj-7.3-arm64-full logs; do
+		[[ -d $b/$kept ]] || { echo "$kept was removed"; rc=1; }
+	done
+	[[ $out == "=== removing what this run built of 6.1, which no later step uses: src/linux-source-6.1 obj-6.1-full kernel-6.1-full
+=== removing what this run built of 7.3, which no later step uses: src/linux-source-7.3 obj-7.3-full" ]] ||
+		{ echo "unexpected output: $out"; rc=1; }
+	return $rc
+}

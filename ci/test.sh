@@ -208,7 +208,7 @@ step boot-7.3 7.3 "linux-source-7.3 (fetched), QEMU, 1 build" "15 s" \
 # under 5 minutes once the kernels are built. kunit: the suite through
 # the kernel's own kunit.py, run under UML and exec'd.
 declare -A STEP_GROUPS=(
-	[all]="shellcheck self-tests series-6.1 series-6.12 series-7.3 send-7.3 prefixes-6.1 prefixes-7.3 sweep-6.1 kunit-exec-6.1 baseline-6.1 wide-6.1 mutants-6.1 sweep-6.12 sweep-7.3 kunit-exec-7.3 mutants-7.3 sweep-debian sweep-debian-7.3 sweep-7.3-arm64 mutants-7.3-arm64 sweep-debian-arm64 sweep-debian-7.3-arm64 kunit-parse"
+	[all]="shellcheck self-tests series-6.1 series-6.12 series-7.3 send-7.3 prefixes-6.1 prefixes-7.3 sweep-6.1 kunit-exec-6.1 baseline-6.1 wide-6.1 mutants-6.1 sweep-6.12 sweep-7.3 kunit-exec-7.3 mutants-7.3 sweep-7.3-arm64 mutants-7.3-arm64 sweep-debian sweep-debian-7.3 sweep-debian-arm64 sweep-debian-7.3-arm64 kunit-parse"
 	[kunit]="kunit-uml kunit-uml-7.3 kunit-run-7.3-arm64 kunit-exec-6.1 kunit-exec-7.3"
 	[quick]="shellcheck self-tests series-6.1 series-6.12 series-7.3 send-7.3 boot-6.1 boot-6.12 boot-7.3"
 )

@@ -150,15 +150,22 @@ test_kunit_cases_match_the_series() {
 # ci/test.sh's run of the group all removes a tree's build folders after
 # the last step that uses the tree, and only the folders it made: here
 # 6.1's source and objects are the run's, 7.3's object folder was there
-# before it, and 6.12 is used by a later step.
+# before it, and 6.12 is used by a later step. The image folders are
+# named by build-kernel.sh itself (--fragments), so that the test fails
+# if its names and the removal's patterns part.
 test_ci_prunes_what_the_run_built() {
-	local b=$TMP/prune rc=0 out
+	local b=$TMP/prune rc=0 out k61 k73
+	k61=$("$HARNESS/build-kernel.sh" --fragments "$b" 6.1 full | head -n 1) || return 1
+	k73=$("$HARNESS/build-kernel.sh" --fragments --arch arm64 "$b" 7.3 full-kmod-nr4096 | head -n 1) ||
+		return 1
+	expect_eq "6.1's image folder" "$k61" "$b/kernel-6.1-full" || rc=1
 	mkdir -p "$b/src/linux-source-6.1" "$b/src/linux-source-6.12" "$b/src/linux-source-7.3" \
-		"$b/obj-6.1-full" "$b/obj-6.12-full" "$b/kernel-6.1-full" "$b/obj-7.3-arm64-full" \
-		"$b/obj-7.3-full" "$b/logs"
+		"$b/obj-6.1-full" "$b/obj-6.12-full" "$k61" "$b/obj-7.3-arm64-full" \
+		"$b/obj-7.3-full" "$k73" "$b/logs"
 	out=$(
 		# shellcheck source=ci/test.sh
 		. "$HARNESS/../ci/test.sh"
+		# shellcheck disable=SC2034 # read by prune_builds
 		KEPT=$(printf '%s\n' "$b/obj-7.3-arm64-full" "$b/logs")
 		prune_builds "$b" mutants-6.1 sweep-6.12 sweep-7.3
 		prune_builds "$b" sweep-6.12 sweep-7.3 boot-6.12
@@ -166,14 +173,15 @@ test_ci_prunes_what_the_run_built() {
 		prune_builds "$b" sweep-debian kunit-parse
 	) || rc=1
 	local gone kept
-	for gone in src/linux-source-6.1 obj-6.1-full kernel-6.1-full src/linux-source-7.3 obj-7.3-full; do
+	for gone in src/linux-source-6.1 obj-6.1-full kernel-6.1-full src/linux-source-7.3 obj-7.3-full \
+		"${k73#"$b/"}"; do
 		[[ ! -e $b/$gone ]] || { echo "$gone was not removed"; rc=1; }
 	done
 	for kept in src/linux-source-6.12 obj-6.12-full obj-7.3-arm64-full logs; do
 		[[ -d $b/$kept ]] || { echo "$kept was removed"; rc=1; }
 	done
 	[[ $out == "=== removing what this run built of 6.1, which no later step uses: src/linux-source-6.1 obj-6.1-full kernel-6.1-full
-=== removing what this run built of 7.3, which no later step uses: src/linux-source-7.3 obj-7.3-full" ]] ||
+=== removing what this run built of 7.3, which no later step uses: src/linux-source-7.3 obj-7.3-full kernel-7.3-arm64-full-kmod-nr4096" ]] ||
 		{ echo "unexpected output: $out"; rc=1; }
 	return $rc
 }
